@@ -86,7 +86,7 @@ def test_listing_and_modes(mount):
     assert modes["tracing_on"] == "-rw-r-----" and modes["per_cpu"] == "drwxr-x---"
     assert modes["printk_formats"] == "-r--r-----"
     assert modes["free_buffer"] == "--w-------" and modes["trace_marker"] == "--w--w----"
-    assert sorted(modes) == sorted([".", "..", "README", "available_events", "available_tracers", "buffer_size_kb",
+    assert sorted(modes) == sorted([".", "..", "README", "available_events", "available_tracers", "buffer_percent", "buffer_size_kb",
                                     "buffer_total_size_kb", "current_tracer", "error_log", "events", "free_buffer",
                                     "instances", "options", "per_cpu", "printk_formats", "saved_cmdlines", "saved_cmdlines_size",
                                     "saved_tgids", "set_event", "set_event_notrace_pid", "set_event_pid", "snapshot", "timestamp_mode", "trace",

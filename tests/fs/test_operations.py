@@ -23,7 +23,7 @@ CTX = SimpleNamespace(pid=os.getpid(), uid=0, gid=0, umask=0o022)
 
 # Modes as a_layout.out lists them on Linux 6.1, for the files that exist here.
 TOP_FILES = {
-    "README": 0o440, "available_events": 0o440, "available_tracers": 0o440, "buffer_size_kb": 0o640,
+    "README": 0o440, "available_events": 0o440, "available_tracers": 0o440, "buffer_percent": 0o640, "buffer_size_kb": 0o640,
     "buffer_total_size_kb": 0o440, "current_tracer": 0o640, "error_log": 0o640, "free_buffer": 0o200,
     "printk_formats": 0o440, "saved_cmdlines": 0o440, "saved_cmdlines_size": 0o640, "saved_tgids": 0o440, "set_event": 0o640,
     "set_event_notrace_pid": 0o640, "set_event_pid": 0o640, "snapshot": 0o640, "timestamp_mode": 0o440, "trace": 0o640,
@@ -129,7 +129,7 @@ def test_events_tree(setup):
 
 def test_unknown_paths_are_enoent(setup):
     ops = setup.ops
-    for path in ("nosuchfile", "options/block",
+    for path in ("nosuchfile", "options/blk_classic",
                  "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist_debug"):
         parent, _, name = path.rpartition("/")
         parent_inode = lookup_path(ops, parent) if parent else pyfuse3.ROOT_INODE

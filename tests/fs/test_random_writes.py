@@ -42,7 +42,7 @@ WELL_FORMED = {
     "saved_cmdlines_size": re.compile(rb"\d+\n"),
     "set_event_pid": re.compile(rb"(\d+\n)*"),
     "set_event_notrace_pid": re.compile(rb"(\d+\n)*"),
-    "trace_options": re.compile(rb"((no)?[a-z_-]+\n){29}"),
+    "trace_options": re.compile(rb"((no)?[a-z_-]+\n){30}"),
     "trigger": re.compile(rb"# Available triggers:\n#( [a-z_]+)+\n|"
                           rb"([a-z_]+(:[a-z_]+:[a-z_0-9]+)?:(unlimited|count=-?\d+)( if [^\n]*)?\n)+"),
     # a command may hold any byte, newlines included

@@ -238,3 +238,33 @@ def test_foreground_mount_until_sigterm(tmp_path):
             daemon.kill()
             daemon.wait(10)
         unmount(mnt)
+
+
+# data/trace_poll.c on the real 6.1 (real-tracefs, Debian's 6.1.192, run on cpu 0)
+TRACE_POLL_6_1 = """\
+unexpanded trace_pipe: poll=0 revents=0 waited=1
+unexpanded per_cpu/cpu0/trace_pipe: poll=1 revents=0x1 waited=0
+unexpanded per_cpu/cpu0/trace_pipe_raw: poll=1 revents=0x1 waited=0
+expanded per_cpu/cpu0/trace_pipe: poll=0 revents=0 waited=1
+expanded per_cpu/cpu0/trace_pipe_raw: poll=0 revents=0 waited=1
+one record trace_pipe: poll=1 revents=0x1 waited=0
+one record per_cpu/cpu0/trace_pipe_raw: poll=0 revents=0 waited=1
+percent 0 per_cpu/cpu0/trace_pipe_raw: poll=1 revents=0x1 waited=0
+block trace_pipe: poll=1 revents=0x1 waited=0
+block per_cpu/cpu0/trace_pipe_raw: poll=1 revents=0x1 waited=0
+woken trace_pipe: poll=1 revents=0x1 waited=0
+"""
+
+
+def test_poll_of_the_trace_pipes_as_linux_6_1(mount_at, tmp_path):
+    """trace_poll(): trace_pipe is readable once a record is in, a cpu's pipes once its buffer is
+    buffer_percent full, every pipe with options/block; a record wakes a waiting poll."""
+    mnt = mount_at("--workload", "none")
+    program = tmp_path / "trace_poll"
+    subprocess.run(["gcc", "-O1", "-o", str(program), str(Path(__file__).parent / "data/trace_poll.c")],
+                   check=True, timeout=60)
+    result = subprocess.run(["taskset", "1", str(program), str(mnt)], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (0, TRACE_POLL_6_1), result.stderr
+    assert sh(mnt, "cat buffer_percent").stdout == "50\n"
+    assert sh(mnt, "echo 101 > buffer_percent").returncode != 0
+    assert sh(mnt, "echo 7 > buffer_percent; cat buffer_percent").stdout == "7\n"

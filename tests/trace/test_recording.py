@@ -327,12 +327,12 @@ def test_output_options(sim):
 def test_trace_options_and_option_files(sim):
     opts = sim.ta.options
     assert opts.read_trace_options().decode().split() == [
-        "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "nohex", "nobin", "trace_printk",
+        "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "nohex", "nobin", "noblock", "trace_printk",
         "annotate", "nouserstacktrace", "nosym-userobj", "noprintk-msg-only", "context-info",
         "nolatency-format", "record-cmd", "norecord-tgid", "overwrite", "nodisable_on_free", "irq-info", "markers",
         "noevent-fork", "nopause-on-trace", "hash-ptr", "function-trace", "nofunction-fork", "nodisplay-graph",
         "nostacktrace", "notest_nop_accept", "notest_nop_refuse"]
-    for bad in (b"nosuch\n", b"block\n", b"\n"):
+    for bad in (b"nosuch\n", b"blk_classic\n", b"\n"):   # (blk_classic: the blk tracer's, absent here)
         assert errno_of(opts.write_trace_options, bad) == errno.EINVAL
     # stacktrace and userstacktrace go to the guest's writers of the array's slot
     opts.write_trace_options(b"stacktrace\n")

@@ -142,6 +142,8 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
         note(path)
 
     add(top, "available_tracers", MODE_READ_ONLY, "available_tracers", read=ta.read_available_tracers)
+    add(top, "buffer_percent", MODE_READ_WRITE, "buffer_percent",
+        read=ta.read_buffer_percent, write=ta.write_buffer_percent)
     add(top, "buffer_size_kb", MODE_READ_WRITE, "buffer_size_kb",
         read=ta.read_buffer_size_kb, write=ta.write_buffer_size_kb)
     add(top, "buffer_total_size_kb", MODE_READ_ONLY, "buffer_total_size_kb",
@@ -165,7 +167,8 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     add(top, "trace_options", MODE_READ_WRITE, "trace_options",
         read=ta.options.read_trace_options, write=ta.options.write_trace_options)
     add(top, "trace_pipe", MODE_READ_ONLY, "trace_pipe",
-        pipe=PipeSource(lambda size: ta.consume(None, size), ta.buffer.waiters, lambda: ta.tracing_on),
+        pipe=PipeSource(lambda size: ta.consume(None, size), ta.buffer.waiters, lambda: ta.tracing_on,
+                        partial(ta.pipe_ready, None)),
         opened=ta.open_pipe, released=ta.close_pipe)
     add(top, "tracing_cpumask", MODE_READ_WRITE, "tracing_cpumask",
         read=ta.read_tracing_cpumask, write=ta.write_tracing_cpumask)
@@ -192,15 +195,17 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
             opened=ta.open_trace, released=_close_trace(ta))
         # One wait queue for the whole buffer: a batch on any CPU wakes every pipe reader.
         add(cpu_dir, "trace_pipe", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe",
-            pipe=PipeSource(partial(ta.consume, cpu), ta.buffer.waiters, lambda: ta.tracing_on),
+            pipe=PipeSource(partial(ta.consume, cpu), ta.buffer.waiters, lambda: ta.tracing_on,
+                            partial(ta.pipe_ready, cpu)),
             opened=ta.open_pipe, released=ta.close_pipe)
         add(cpu_dir, "trace_pipe_raw", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe_raw",
-            pages=PageSource(partial(RawPageReader, ta, cpu), ta.buffer.waiters),
+            pages=PageSource(partial(RawPageReader, ta, cpu), ta.buffer.waiters, partial(ta.pipe_ready, cpu)),
             opened=ta.open_pipe, released=ta.close_pipe)
         add(cpu_dir, "snapshot", MODE_READ_WRITE, "per_cpu/cpu<N>/snapshot",
             read=partial(ta.snapshot.read, cpu), write=partial(ta.snapshot.write, cpu=cpu))
         add(cpu_dir, "snapshot_raw", MODE_READ_ONLY, "per_cpu/cpu<N>/snapshot_raw",
-            pages=PageSource(partial(RawPageReader, ta.snapshot, cpu), ta.snapshot.waiters))
+            pages=PageSource(partial(RawPageReader, ta.snapshot, cpu), ta.snapshot.waiters,
+                             partial(ta.pipe_ready, cpu, ta.snapshot.buffer)))
 
     return _add_events(tree, top, ta, events, add, note)
 

@@ -6,6 +6,7 @@ import errno
 import functools
 import logging
 import os
+import select
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
@@ -26,6 +27,9 @@ log = logging.getLogger(__name__)
 SIGNAL_POLL_SECONDS = 0.05
 # How often stopping checks whether the pipe readers have gone.
 _READERS_GONE_POLL_SECONDS = 0.01
+# A poll of a file without a poll operation of its own (DEFAULT_POLLMASK), and a readable pipe's
+_DEFAULT_POLLMASK = select.POLLIN | select.POLLOUT | select.POLLRDNORM | select.POLLWRNORM
+_READABLE = select.POLLIN | select.POLLRDNORM
 
 
 def _fuse_errors(handler: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
@@ -67,6 +71,10 @@ class OpenFile:
     page_reader: PageReader | None = None  # a trace_pipe_raw reader's own page and position
     released: bool = False      # node.released() has run (at the first flush, or release)
     session: FileSession | None = None  # what node.session() made for this open file
+    # a poll that found the pipe not ready: the wake-up that will notify its handle, and where
+    # it waits (one at a time: a new poll of the file replaces it)
+    poll_wake: Callable[[], None] | None = None
+    poll_waiters: Waiters | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +113,9 @@ class TracefsOperations(pyfuse3.Operations):
         self._ending = True
         for scope in self._waits:
             scope.cancel()
+        for handle in self._open_files.values():   # pollers poll again: readable, then EOF
+            if handle.poll_wake is not None:
+                handle.poll_wake()
 
     async def wait_pipe_readers_gone(self) -> None:
         """Return once no pipe read is in progress and every reader told EOF has closed its
@@ -303,6 +314,54 @@ class TracefsOperations(pyfuse3.Operations):
             caught_up = False
         return b""
 
+    @_fuse_errors
+    async def poll(self, inode: int, fh: int, poll_handle: pyfuse3.PollHandle | None,
+                   ctx: pyfuse3.RequestContext) -> int:
+        """A trace pipe's poll (trace_poll()): readable when its source says so (after what the
+        guest recorded so far came in); else, with a handle, the next wake-up of its wait queue
+        notifies it, and the kernel polls again. Other files have no poll of their own, as in
+        6.1: readable and writable."""
+        handle = self._open_files.get(fh)
+        if handle is None:
+            raise pyfuse3.FUSEError(errno.EBADF)
+        source = handle.node.pipe or handle.node.pages
+        if source is None:
+            return _DEFAULT_POLLMASK
+        await self._session_caught_up()
+        await self._caught_up()
+        if self._ending or source.ready():
+            return _READABLE
+        if poll_handle is not None:
+            self._arm_poll(handle, source.waiters, poll_handle)
+            if source.ready():   # (data that came in before the waiter was added)
+                self._disarm_poll(handle)
+                return _READABLE
+        return 0
+
+    def _arm_poll(self, handle: OpenFile, waiters: Waiters, poll_handle: pyfuse3.PollHandle) -> None:
+        self._disarm_poll(handle)
+        token = trio.lowlevel.current_trio_token()
+
+        def notify() -> None:   # in the trio thread
+            if handle.poll_wake is wake:
+                self._disarm_poll(handle)
+                poll_handle.notify()
+
+        def wake() -> None:   # may run in a machine thread
+            try:
+                token.run_sync_soon(notify)
+            except trio.RunFinishedError:
+                pass
+
+        handle.poll_wake, handle.poll_waiters = wake, waiters
+        waiters.add(wake)
+
+    @staticmethod
+    def _disarm_poll(handle: OpenFile) -> None:
+        if handle.poll_wake is not None and handle.poll_waiters is not None:
+            handle.poll_waiters.remove(handle.poll_wake)
+        handle.poll_wake = handle.poll_waiters = None
+
     def _nonblocking(self, handle: OpenFile) -> bool:
         """O_NONBLOCK as the file has it now: given at open, or set since with fcntl."""
         return handle.nonblock or opened_nonblocking(handle.pid, handle.node.inode, self.tree.path_of(handle.node))
@@ -358,6 +417,7 @@ class TracefsOperations(pyfuse3.Operations):
         handle = self._open_files.pop(fh, None)
         self._told_eof.discard(fh)
         if handle is not None:
+            self._disarm_poll(handle)
             self._undo_open(handle)
             if handle.session is not None:
                 _end_session(handle.session.release)

@@ -92,11 +92,13 @@ class Waiters(Protocol):
 @dataclass(frozen=True)
 class PipeSource:
     """What a consuming, blocking file (trace_pipe) reads from: consume(max_bytes) takes text
-    (b"" when empty), waiters wake when data arrives, recording() says whether more may come."""
+    (b"" when empty), waiters wake when data arrives, recording() says whether more may come,
+    ready() whether a poll finds it readable."""
 
     consume: Callable[[int], bytes]
     waiters: Waiters
     recording: Callable[[], bool]
+    ready: Callable[[], bool]
 
 
 class PageReader(Protocol):
@@ -115,10 +117,11 @@ class FileSession(Protocol):
 class PageSource:
     """What a consuming read of binary pages (trace_pipe_raw) reads from: open_reader() gives
     each open file its reader, whose read(count) returns bytes, or None while the buffer is
-    empty; waiters wake when data arrives."""
+    empty; waiters wake when data arrives; ready() whether a poll finds it readable."""
 
     open_reader: Callable[[], PageReader]
     waiters: Waiters
+    ready: Callable[[], bool]
 
 
 @dataclass(eq=False)

@@ -20,6 +20,7 @@ OPTIONS = (
     ("raw", False),             # "pid cpu ts type: N" lines
     ("hex", False),             # hex dump of the context fields
     ("bin", False),             # binary context fields
+    ("block", False),           # poll of a trace pipe always says readable (trace_poll())
     ("trace_printk", True),     # trace_printk() records (this kernel makes none); printk-msg-only needs it
     ("annotate", True),         # `trace` marks where a CPU's records start after others lost theirs
     ("userstacktrace", False),  # a user_stack record (the task's user frames) after each event's

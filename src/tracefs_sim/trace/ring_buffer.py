@@ -125,6 +125,13 @@ class CpuBuffer:
                 return ts
         return 0
 
+    def full_hit(self, percent: int) -> bool:
+        """Whether the buffer is `percent` full (full_hit(): its dirty pages, with the writer's
+        page, over its pages; 0 percent: always)."""
+        if not self.nr_pages or not percent:
+            return True
+        return max(len(self.pages), 1) * 100 >= percent * self.nr_pages
+
     def reset(self) -> None:
         """Empty the buffer and zero its counters (rb_reset_cpu)."""
         self.entries = self.overrun = self.commit_overrun = 0

@@ -137,6 +137,8 @@ class TraceArray:
         expanded = self.expansion.expanded or not self.top_level
         initial = self.expansion.trace_buf_size if expanded else _UNEXPANDED_SIZE
         self.buffer = RingBuffer(nr_cpus, initial, self.clock.read)
+        # how full a cpu's buffer is before a poll of its pipe says readable (tr->buffer_percent)
+        self.buffer_percent = 50
         self.error_log = ErrorLog(self.clocks.default.read)
         if self.top_level:
             self.expansion.top_level = self
@@ -314,6 +316,16 @@ class TraceArray:
                 return b"%d\n" % total_kb
             expanded_kb = self.nr_cpus * (self.expansion.trace_buf_size >> 10)
             return b"%d (expanded: %d)\n" % (total_kb, expanded_kb)
+
+    # buffer_percent
+    def read_buffer_percent(self) -> bytes:
+        return b"%d\n" % self.buffer_percent
+
+    def write_buffer_percent(self, data: bytes) -> None:
+        percent = kstrtoul_from_user(data)
+        if percent > 100:
+            raise OSError(errno.EINVAL, "a percent")
+        self.buffer_percent = percent
 
     def _expand_locked(self) -> None:
         """Grow the buffers to their default size on first use (tracing_update_buffers)."""
@@ -509,6 +521,19 @@ class TraceArray:
                 self._stop_count -= 1
                 if self._stop_count == 0:
                     self._guest.set_stopped(self.slot, False)
+
+    def pipe_ready(self, cpu: int | None, buffer: RingBuffer | None = None) -> bool:
+        """A poll of trace_pipe (cpu None), per_cpu/cpuN/trace_pipe or trace_pipe_raw (or of
+        snapshot_raw: `buffer` the snapshot's), as trace_poll(): readable always with the
+        `block` option; else trace_pipe as soon as a record is in, a cpu's file once the
+        buffer is buffer_percent full (ring_buffer_poll_wait()'s full_hit())."""
+        if self.options["block"]:
+            return True
+        buffer = self.buffer if buffer is None else buffer
+        with self.buffer_lock:
+            if cpu is None:
+                return not buffer.is_empty()
+            return buffer.cpu(cpu).full_hit(self.buffer_percent)
 
     # trace_pipe, per_cpu/cpuN/trace_pipe and trace_pipe_raw readers hold the tracer
     def open_pipe(self) -> None:
