@@ -437,6 +437,13 @@ class FakeGuestTracing:
         if before != bool(slots):
             self.key_flips.append((event.name, bool(slots)))
 
+    def set_dyn_event_slots(self, event_id: int, slots: int) -> int:
+        """Word 0 of a dynamic event's slots, as the kernel keeps it: bit 63 says a slot past it
+        is in the set (kept here, by type: dyn_ext)."""
+        self.__dict__.setdefault("dyn_ext", {})[event_id] = slots
+        word = (1 << 64) - 1
+        return slots & word & ~(1 << 63) | bool(slots >> 64) << 63
+
     def set_recording(self, slot: int, on: bool) -> None:
         self.recording[slot] = on
 

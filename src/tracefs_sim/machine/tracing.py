@@ -176,6 +176,7 @@ class GuestTracing:
         self._enabled: dict[tuple[str, str], set[int]] = {}
         self._soft_off: dict[tuple[str, str], set[int]] = {}   # soft-disabled slots of enabled events
         self._events: dict[tuple[str, str], EventDesc] = {}
+        self._dyn_ext: dict[int, int] = {}   # a dynamic event's type -> its slots (past word 0: trace_event_ext)
         self._keys_on: set[int] = set()
         self._cmdline_holders: set[object] = set()
         self._recording = [False] * layout.slots
@@ -204,6 +205,8 @@ class GuestTracing:
                 self._write_file_slots(key)
                 self._write_file(self._events[key], self.layout.file_triggers, "<Q",
                                  self.layout.words(self._mask(self._triggered.get(key, set())))[0])
+            for event_id, slots in self._dyn_ext.items():
+                self._write_dyn_ext(event_id, slots)
             self._write_recording()
             self._write_cpumasks()
             self._write_stack_opts()
@@ -286,6 +289,33 @@ class GuestTracing:
             self._set_key(event.key_addr, any(
                 self._enabled.get(k) for k, e in self._events.items() if e.key_addr == event.key_addr))
             self._update_cmdline_key()
+
+    def set_dyn_event_slots(self, event_id: int, slots: int) -> int:
+        """The slots a dynamic event (kprobe, uprobe, eprobe, synthetic) records in: those past
+        word 0 written to its type's row of trace_event_ext (where its writers find them, as a
+        tracepoint's); word 0 returned, for the event's own file (kg_probe, the synthetic
+        event's entry), its summary bit set while a slot past it is in the set.  OSError ENOMEM:
+        a slot past word 0 for a type without a row (ids from TRACE_EXT_TYPES on)."""
+        words = self.layout.words(slots)
+        if event_id >= self.layout.ext_types:
+            if any(words[1:]):
+                raise OSError(errno.ENOMEM, f"event type {event_id}: no extension slots for it")
+            return words[0]
+
+        def apply() -> None:
+            with self._lock:
+                self._dyn_ext[event_id] = slots
+                if not slots:
+                    del self._dyn_ext[event_id]
+                if self._mem is not None:
+                    self._write_dyn_ext(event_id, slots)
+        self._machine.guest_op(apply)
+        return words[0]
+
+    def _write_dyn_ext(self, event_id: int, slots: int) -> None:
+        row = self._event_ext + event_id * (self.layout.slot_words - 1) * 8
+        for i, word in enumerate(self.layout.words(slots)[1:]):
+            _U64.pack_into(self._ram().buf, row + 8 * i, word)
 
     def event_file(self, event: EventName) -> int:
         """The guest address of the event's trace_event_file (KeyError: not a tracepoint of
