@@ -293,6 +293,7 @@ class FakeTriggers:
     tests act as the guest would (take a count, ask for a snapshot at a time)."""
 
     shift = 64   # trace_event_file.triggers follows .slots: one number, triggers above
+    slot_ext = 63   # word 0's summary bit: the slots past it
 
     def __init__(self):
         self.table: list = []

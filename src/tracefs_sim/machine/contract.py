@@ -296,8 +296,9 @@ class EventTriggerOps(Protocol):
     """The guest's event triggers (event_triggers.GuestEventTriggers)."""
 
     # a trace_event_file's `triggers` word follows `slots`: as one number, slot s runs its triggers at
-    # bit shift + s (64)
+    # bit shift + s (64); a slot past word 0 at shift + slot_ext, word 0's summary bit (63)
     shift: int
+    slot_ext: int
     def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None: ...  # all of them, each event's in order
     def read_count(self, count: TriggerCount) -> int: ...  # as the guest has it now
     def snapshot_requests(self, slot: int) -> list[int]: ...  # times of the snapshots asked since last time

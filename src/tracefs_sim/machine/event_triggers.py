@@ -42,6 +42,7 @@ class GuestEventTriggers:
         # A trace_event_file's `triggers` is the u64 after its `slots`: the trace core keeps both
         # as one number, slot s's trigger bit at shift + s (its guest writers split it).
         self.shift = 8 * (a("trace_event_file.triggers") - a("trace_event_file.slots"))
+        self.slot_ext = a("TRACE_SLOT_EXT")   # the triggers word's bit of every slot past word 0
         self._types = a("EVENT_TRIGGER_TYPES")
         self._max = a("EVENT_TRIGGERS_MAX")
         self._preds_max = a("EVENT_TRIGGER_PREDS_MAX")

@@ -143,11 +143,10 @@ class GuestTracing:
         self._image = image
         self.layout = layout = RingLayout.of(image)
         self.nr_slots = layout.slots
-        # Instances get word 0's slots (not 0, the top level's, nor its summary bit): an
-        # extension slot's events record (trace_event_buffer_reserve_ext()), by its event pid
-        # lists, with the stacks of its stack options, and its event triggers and function
-        # probes act on it, but its function tracers and probe events are word 0's yet.
-        self.instance_slots = tuple(s for s in range(1, layout.word_slots) if s != layout.slot_ext)
+        # Instances get every slot but 0, the top level's, and 63, word 0's summary bit: word
+        # 0's first, then the extension words' (whose events, probe events and function
+        # tracers record through the writers' slow paths, trace_event_buffer_reserve_ext()).
+        self.instance_slots = tuple(s for s in range(1, layout.slots) if s != layout.slot_ext)
         # the extension words of the event types' file slots (trace_event_ext)
         self._event_ext = kernel_virt_to_phys(image.abi_table(
             "trace_event_ext", layout.ext_types * (layout.slot_words - 1) * 8).addr)
