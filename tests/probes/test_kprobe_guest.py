@@ -497,3 +497,25 @@ def test_a_probe_event_records_in_a_slot_past_word_0(kernel, kind):
         remove_probes(kernel, "far")
         guest.set_recording(slot, False)
         guest.close_slot(slot)
+
+
+def test_enable_event_of_a_probe_event_in_an_instance_past_word_0(traced):
+    """An enable_event trigger whose target is a kprobe event, in an instance whose slot is
+    past word 0 of the kernel's masks: the target waits soft-disabled (its bit clear in its
+    type's extension words), the trigger sets the bit at the event, and the probe's records
+    follow in that instance's buffer alone."""
+    m, core, tree = traced(1, "none", 3)
+    instances = tree.walk("instances")
+    for i in range(1, 66):
+        instances.make_child(f"i{i}")
+    inst = core.instances.get("i65")
+    assert inst.slot > 64
+    tree.walk("kprobe_events").write(b"p:kprobes/kx __x64_sys_getuid\n")
+    tree.walk("instances/i65/events/syscalls/sys_enter_getuid/trigger").write(b"enable_event:kprobes:kx:1\n")
+    enable = tree.walk("instances/i65/events/kprobes/kx/enable")
+    assert enable.read() == b"0*\n"
+    assert m.spawn(["getuid-loop", "3"]).wait(30) == 0
+    core.drain.drain_once()
+    assert enable.read() == b"1*\n"
+    assert tree.walk("instances/i65/trace").read().decode().count(" kx: (") == 3
+    assert " kx: (" not in tree.walk("trace").read().decode() + tree.walk("instances/i1/trace").read().decode()
