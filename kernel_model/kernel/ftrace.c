@@ -581,12 +581,14 @@ notrace void ftrace_graph_sleep_time_switch(struct task_struct *prev, struct tas
 /*
  * What the site does, off the dispatcher's fast path: its function probes,
  * the pid filters, the function tracer and func_stack_trace, function_graph.
+ * fn_ext, graph_ext: room for the extension words of the site's slots past word 0 (NULL:
+ * the site has none, and this copy has none of their work).
  */
-static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ftrace_site_state st,
-				      unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+static __always_inline void __ftrace_trace_site(struct task_struct *t, long idx, struct ftrace_site_state st,
+						unsigned long ip, unsigned long parent_ip, struct pt_regs *regs,
+						u64 *fn_ext, u64 *graph_ext)
 {
 	u64 fn = st.func_slots, graph = st.graph_slots, filtered = READ_ONCE(ftrace_control.pid_filtered);
-	u64 fn_ext[TRACE_EXT_WORDS], graph_ext[TRACE_EXT_WORDS];	/* past word 0, when its TRACE_SLOT_EXT is set */
 	int i;
 
 	if (unlikely(st.flags & FTRACE_SITE_PROBES))
@@ -598,9 +600,9 @@ static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ft
 		fn = (fn & ~filtered) | ftrace_pid_slots(fn & filtered, t->pid);
 		graph = (graph & ~filtered) | ftrace_pid_slots(graph & filtered, t->pid);
 	}
-	if (unlikely(fn >> TRACE_SLOT_EXT))
+	if (fn_ext && fn >> TRACE_SLOT_EXT)
 		fn = ftrace_ext_site_slots(fn, false, idx, t->pid, fn_ext);
-	if (unlikely(graph >> TRACE_SLOT_EXT))
+	if (graph_ext && graph >> TRACE_SLOT_EXT)
 		graph = ftrace_ext_site_slots(graph, true, idx, t->pid, graph_ext);
 	if (unlikely(fn & READ_ONCE(ftrace_control.no_repeats)))
 		fn = func_repeats(this_cpu(), t, fn, fn_ext, fn & READ_ONCE(ftrace_control.no_repeats), ip, parent_ip,
@@ -615,7 +617,7 @@ static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ft
 			stack &= stack - 1;
 			trace_stack(t, s, regs, regs->flags);
 		}
-		for (i = 0; unlikely(fn >> TRACE_SLOT_EXT) && i < TRACE_EXT_WORDS; i++) {
+		for (i = 0; fn_ext && fn >> TRACE_SLOT_EXT && i < TRACE_EXT_WORDS; i++) {
 			for (stack = fn_ext[i] & READ_ONCE(ftrace_control.stack_trace_ext[i]) & trace_control.recording_ext[i];
 			     stack; stack &= stack - 1)
 				trace_stack(t, (i + 1) * 64 + __builtin_ctzll(stack), regs, regs->flags);
@@ -625,6 +627,25 @@ static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ft
 		graph_entry(t, graph, graph_ext, st.flags, ip, regs, regs->flags);
 	else if (unlikely(st.flags & FTRACE_SITE_PROFILE))	/* one graph user at a time, as 6.1's fgraph */
 		profile_entry(t, idx, ip, regs);
+}
+
+/* A site some slots past word 0 trace: the same, with their extension words (on its own
+ * frame, so that the common case keeps its registers) */
+static noinline notrace void ftrace_trace_site_ext(struct task_struct *t, long idx, struct ftrace_site_state st,
+						   unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+{
+	u64 fn_ext[TRACE_EXT_WORDS], graph_ext[TRACE_EXT_WORDS];
+
+	__ftrace_trace_site(t, idx, st, ip, parent_ip, regs, fn_ext, graph_ext);
+}
+
+static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ftrace_site_state st,
+				      unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+{
+	if (unlikely((st.func_slots | st.graph_slots) >> TRACE_SLOT_EXT))
+		ftrace_trace_site_ext(t, idx, st, ip, parent_ip, regs);
+	else
+		__ftrace_trace_site(t, idx, st, ip, parent_ip, regs, NULL, NULL);
 }
 
 /*
