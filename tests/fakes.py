@@ -293,6 +293,7 @@ class FakeTriggers:
     tests act as the guest would (take a count, ask for a snapshot at a time)."""
 
     shift = 64   # trace_event_file.triggers follows .slots: one number, triggers above
+    slot_ext = 63   # word 0's summary bit: the slots past it
 
     def __init__(self):
         self.table: list = []
@@ -436,6 +437,13 @@ class FakeGuestTracing:
         (slots.add if on else slots.discard)(slot)
         if before != bool(slots):
             self.key_flips.append((event.name, bool(slots)))
+
+    def set_dyn_event_slots(self, event_id: int, slots: int) -> int:
+        """Word 0 of a dynamic event's slots, as the kernel keeps it: bit 63 says a slot past it
+        is in the set (kept here, by type: dyn_ext)."""
+        self.__dict__.setdefault("dyn_ext", {})[event_id] = slots
+        word = (1 << 64) - 1
+        return slots & word & ~(1 << 63) | bool(slots >> 64) << 63
 
     def set_recording(self, slot: int, on: bool) -> None:
         self.recording[slot] = on

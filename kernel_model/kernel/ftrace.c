@@ -126,32 +126,68 @@ static notrace bool pid_listed(const s32 *pids, u32 nr, pid_t pid)
 	return false;
 }
 
-/* The slots among `slots` whose set_ftrace_pid / set_ftrace_notrace_pid let this task through. */
+/* Whether a slot's set_ftrace_pid / set_ftrace_notrace_pid let the task pid through. */
+static notrace bool ftrace_pid_allows(const struct ftrace_slot_state *st, pid_t pid)
+{
+	u32 nr = READ_ONCE(st->nr_pids), nr_not = READ_ONCE(st->nr_notrace_pids);
+
+	if (nr && !pid_listed(st->pids, nr, pid))
+		return false;
+	return !(nr_not && pid_listed(st->notrace_pids, nr_not, pid));
+}
+
+/* The slots among `slots` (word 0's) whose pid lists let this task through. */
 static notrace u64 ftrace_pid_slots(u64 slots, pid_t pid)
 {
 	u64 out = 0;
 
 	while (slots) {
 		int s = __builtin_ctzll(slots);
-		const struct ftrace_slot_state *st = &ftrace_control.slots[s];
-		u32 nr = READ_ONCE(st->nr_pids), nr_not = READ_ONCE(st->nr_notrace_pids);
 
 		slots &= slots - 1;
-		if (nr && !pid_listed(st->pids, nr, pid))
-			continue;
-		if (nr_not && pid_listed(st->notrace_pids, nr_not, pid))
-			continue;
-		out |= 1ULL << s;
+		if (ftrace_pid_allows(&ftrace_control.slots[s], pid))
+			out |= 1ULL << s;
 	}
 	return out;
 }
 
+/*
+ * The slots past word 0 that trace site idx with the function tracer (graph: function_graph)
+ * and whose pid lists let pid through, as extension words in out; word0 (a site's func_slots
+ * or graph_slots) back with its TRACE_SLOT_EXT cleared when there are none.
+ */
+static noinline notrace u64 ftrace_ext_site_slots(u64 word0, bool graph, long idx, pid_t pid, u64 *out)
+{
+	u64 any = 0;
+	int i;
+
+	for (i = 0; i < TRACE_EXT_WORDS; i++) {
+		u64 w = READ_ONCE((graph ? ftrace_control.graph_ext : ftrace_control.func_ext)[i]), keep = 0;
+
+		while (w) {
+			int b = __builtin_ctzll(w);
+			const struct ftrace_ext_slot *x = READ_ONCE(ftrace_control.ext[(i + 1) * 64 + b]);
+
+			w &= w - 1;
+			if (!x || (unsigned long)idx >= FTRACE_MAX_SITES ||
+			    !(READ_ONCE((graph ? x->graph_sites : x->func_sites)[idx / 64]) >> idx % 64 & 1))
+				continue;
+			if (READ_ONCE(ftrace_control.pid_filtered_ext[i]) >> b & 1 && !ftrace_pid_allows(&x->pids, pid))
+				continue;
+			keep |= 1ULL << b;
+		}
+		out[i] = keep;
+		any |= keep;
+	}
+	return any ? word0 : word0 & ~(1ULL << TRACE_SLOT_EXT);
+}
+
 /* trace_function(): the record written in place (trace_event_reserve_inline()) by t on pc */
-static __always_inline void trace_function(struct percpu *pc, struct task_struct *t, u64 slots, unsigned long ip,
-					   unsigned long parent_ip, unsigned long flags)
+static __always_inline void trace_function(struct percpu *pc, struct task_struct *t, u64 slots, const u64 *ext,
+					   unsigned long ip, unsigned long parent_ip, unsigned long flags)
 {
 	struct trace_write w;
-	struct ftrace_entry *e = trace_event_reserve_inline(pc, slots, NULL, sizeof(*e), &w);
+	struct ftrace_entry *e = trace_event_reserve_inline(pc, slots, ext, sizeof(*e), &w);
 
 	if (!e)
 		return;
@@ -161,65 +197,77 @@ static __always_inline void trace_function(struct percpu *pc, struct task_struct
 	trace_event_commit_inline(e, sizeof(*e), &w);
 }
 
-/*
- * func-no-repeats (struct trace_func_repeats): per trace-array slot and cpu,
- * the last call recorded and how many identical ones followed it unrecorded.
- * Kept while the slot lives, as Linux keeps its per-cpu copy for the array's
- * lifetime; the host clears a slot's when it gives the slot to a new array.
- */
-struct func_repeats_state {
-	unsigned long ip;
-	unsigned long parent_ip;
-	u64 ts_last_call;
-	u32 count;
-};
-
+/* word 0's slots' func-no-repeats states (include/trace/ftrace.h); the others' are in ext[] */
 struct func_repeats_state ftrace_repeats[TRACE_WORD_SLOTS][NR_CPUS];
 
 /*
- * function_no_repeats_trace_call() for the slots `repeats` of those `fn`
- * record this call in: a call that repeats the slot's last one (same ip and
- * parent, fewer than U16_MAX so far) is counted and not recorded; any other
- * first writes the func_repeats record of the count (trace_last_func_repeats())
- * and becomes the last.  Returns the slots that record the call.
+ * function_no_repeats_trace_call() for slot s, whose state on this cpu is last: a call that
+ * repeats the slot's last one (same ip and parent, fewer than U16_MAX so far) is counted and
+ * not recorded (true); any other first writes the func_repeats record of the count
+ * (trace_last_func_repeats()) and becomes the last.
  */
-static notrace u64 func_repeats(struct percpu *pc, struct task_struct *t, u64 fn, u64 repeats, unsigned long ip,
-				unsigned long parent_ip, unsigned long flags)
+static notrace bool func_repeat(struct percpu *pc, struct task_struct *t, u32 s, struct func_repeats_state *last,
+				unsigned long ip, unsigned long parent_ip, unsigned long flags)
 {
-	int cpu = pc->h.cpu;
+	if (last->ip == ip && last->parent_ip == parent_ip && last->count < 0xffff) {
+		last->ts_last_call = trace_clock_read(pc);
+		last->count++;
+		return true;
+	}
+	if (last->count) {
+		u64 ts = trace_clock_read(pc);
+		struct func_repeats_entry *e = trace_slot_recording(s) ?
+			trace_event_buffer_reserve_slot(s, sizeof(*e), ts) : NULL;
 
-	repeats &= trace_control.cpu_slots[cpu];	/* a cpu out of tracing_cpumask: data->disabled */
+		if (e) {
+			u64 delta = ts - last->ts_last_call;
+
+			trace_entry_fill(pc, &e->ent, TRACE_FUNC_REPEATS, flags, t->pid);
+			e->ip = last->ip;
+			e->parent_ip = last->parent_ip;
+			e->count = last->count;
+			e->top_delta_ts = delta >> 32;
+			e->bottom_delta_ts = delta;
+			trace_event_commit(e, sizeof(*e));
+		}
+		last->count = 0;
+	}
+	last->ip = ip;
+	last->parent_ip = parent_ip;
+	return false;
+}
+
+/*
+ * func_repeat() for the slots `repeats` of those `fn` (and, past word 0, fn_ext) record this
+ * call in (a cpu out of a slot's tracing_cpumask: data->disabled, no state kept).  Returns
+ * the slots of word 0 that record the call; fn_ext loses the others'.
+ */
+static notrace u64 func_repeats(struct percpu *pc, struct task_struct *t, u64 fn, u64 *fn_ext, u64 repeats,
+				unsigned long ip, unsigned long parent_ip, unsigned long flags)
+{
+	int cpu = pc->h.cpu, i;
+
+	repeats &= trace_control.cpu_slots[cpu] & ~(1ULL << TRACE_SLOT_EXT);
 	while (repeats) {
 		int s = __builtin_ctzll(repeats);
-		struct func_repeats_state *last = &ftrace_repeats[s][cpu];
 
 		repeats &= repeats - 1;
-		if (last->ip == ip && last->parent_ip == parent_ip && last->count < 0xffff) {
-			last->ts_last_call = trace_clock_read(pc);
-			last->count++;
+		if (func_repeat(pc, t, s, &ftrace_repeats[s][cpu], ip, parent_ip, flags))
 			fn &= ~(1ULL << s);
-			continue;
-		}
-		if (last->count) {
-			u64 slot = 1ULL << s & trace_control.recording;
-			u64 ts = trace_clock_read(pc);
-			struct func_repeats_entry *e = slot ? trace_event_buffer_reserve_slots(slot, sizeof(*e), ts) : NULL;
+	}
+	if (!(fn >> TRACE_SLOT_EXT))
+		return fn;
+	for (i = 0; i < TRACE_EXT_WORDS; i++) {
+		u64 w = fn_ext[i] & READ_ONCE(ftrace_control.no_repeats_ext[i]) & trace_control.cpu_slots_ext[cpu][i];
 
-			if (e) {
-				u64 delta = ts - last->ts_last_call;
+		while (w) {
+			int b = __builtin_ctzll(w);
+			struct ftrace_ext_slot *x = READ_ONCE(ftrace_control.ext[(i + 1) * 64 + b]);
 
-				trace_entry_fill(pc, &e->ent, TRACE_FUNC_REPEATS, flags, t->pid);
-				e->ip = last->ip;
-				e->parent_ip = last->parent_ip;
-				e->count = last->count;
-				e->top_delta_ts = delta >> 32;
-				e->bottom_delta_ts = delta;
-				trace_event_commit(e, sizeof(*e));
-			}
-			last->count = 0;
+			w &= w - 1;
+			if (x && func_repeat(pc, t, (i + 1) * 64 + b, &x->repeats[cpu], ip, parent_ip, flags))
+				fn_ext[i] &= ~(1ULL << b);
 		}
-		last->ip = ip;
-		last->parent_ip = parent_ip;
 	}
 	return fn;
 }
@@ -406,7 +454,7 @@ static notrace bool graph_ignore(struct task_struct *t, u8 site_flags, int depth
  * is pushed (its return clears the notrace state) but not recorded, and
  * nothing is traced below it.
  */
-static notrace void graph_entry(struct task_struct *t, u64 slots, u8 site_flags, unsigned long ip,
+static notrace void graph_entry(struct task_struct *t, u64 slots, const u64 *ext, u8 site_flags, unsigned long ip,
 				struct pt_regs *regs, unsigned long flags)
 {
 	unsigned long *retp = (unsigned long *)regs->sp;
@@ -436,7 +484,7 @@ static notrace void graph_entry(struct task_struct *t, u64 slots, u8 site_flags,
 	if (slots && !READ_ONCE(tracing_thresh)) {
 		struct percpu *pc = this_cpu();
 		struct trace_write w;
-		struct ftrace_graph_ent_entry *e = trace_event_reserve_inline(pc, slots, NULL, sizeof(*e), &w);
+		struct ftrace_graph_ent_entry *e = trace_event_reserve_inline(pc, slots, ext, sizeof(*e), &w);
 
 		if (e) {
 			trace_entry_fill(pc, &e->ent, TRACE_GRAPH_ENT, flags, t->pid);
@@ -533,37 +581,71 @@ notrace void ftrace_graph_sleep_time_switch(struct task_struct *prev, struct tas
 /*
  * What the site does, off the dispatcher's fast path: its function probes,
  * the pid filters, the function tracer and func_stack_trace, function_graph.
+ * fn_ext, graph_ext: room for the extension words of the site's slots past word 0 (NULL:
+ * the site has none, and this copy has none of their work).
  */
-static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ftrace_site_state st,
-				      unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+static __always_inline void __ftrace_trace_site(struct task_struct *t, long idx, struct ftrace_site_state st,
+						unsigned long ip, unsigned long parent_ip, struct pt_regs *regs,
+						u64 *fn_ext, u64 *graph_ext)
 {
 	u64 fn = st.func_slots, graph = st.graph_slots, filtered = READ_ONCE(ftrace_control.pid_filtered);
+	int i;
 
 	if (unlikely(st.flags & FTRACE_SITE_PROBES))
 		ftrace_run_probes(t, idx, regs);
 	if (unlikely(st.flags & FTRACE_SITE_STACK))
 		check_stack(t, regs);
+	filtered &= ~(1ULL << TRACE_SLOT_EXT);
 	if (unlikely((fn | graph) & filtered)) {
 		fn = (fn & ~filtered) | ftrace_pid_slots(fn & filtered, t->pid);
 		graph = (graph & ~filtered) | ftrace_pid_slots(graph & filtered, t->pid);
 	}
+	if (fn_ext && fn >> TRACE_SLOT_EXT)
+		fn = ftrace_ext_site_slots(fn, false, idx, t->pid, fn_ext);
+	if (graph_ext && graph >> TRACE_SLOT_EXT)
+		graph = ftrace_ext_site_slots(graph, true, idx, t->pid, graph_ext);
 	if (unlikely(fn & READ_ONCE(ftrace_control.no_repeats)))
-		fn = func_repeats(this_cpu(), t, fn, fn & READ_ONCE(ftrace_control.no_repeats), ip, parent_ip, regs->flags);
+		fn = func_repeats(this_cpu(), t, fn, fn_ext, fn & READ_ONCE(ftrace_control.no_repeats), ip, parent_ip,
+				  regs->flags);
 	if (fn) {
-		u64 stack = fn & READ_ONCE(ftrace_control.stack_trace) & trace_control.recording;
+		u64 stack = fn & READ_ONCE(ftrace_control.stack_trace) & trace_control.recording & ~(1ULL << TRACE_SLOT_EXT);
 
-		trace_function(this_cpu(), t, fn, ip, parent_ip, regs->flags);
+		trace_function(this_cpu(), t, fn, fn_ext, ip, parent_ip, regs->flags);
 		while (unlikely(stack)) {
 			int s = __builtin_ctzll(stack);
 
 			stack &= stack - 1;
 			trace_stack(t, s, regs, regs->flags);
 		}
+		for (i = 0; fn_ext && fn >> TRACE_SLOT_EXT && i < TRACE_EXT_WORDS; i++) {
+			for (stack = fn_ext[i] & READ_ONCE(ftrace_control.stack_trace_ext[i]) & trace_control.recording_ext[i];
+			     stack; stack &= stack - 1)
+				trace_stack(t, (i + 1) * 64 + __builtin_ctzll(stack), regs, regs->flags);
+		}
 	}
 	if (graph)
-		graph_entry(t, graph, st.flags, ip, regs, regs->flags);
+		graph_entry(t, graph, graph_ext, st.flags, ip, regs, regs->flags);
 	else if (unlikely(st.flags & FTRACE_SITE_PROFILE))	/* one graph user at a time, as 6.1's fgraph */
 		profile_entry(t, idx, ip, regs);
+}
+
+/* A site some slots past word 0 trace: the same, with their extension words (on its own
+ * frame, so that the common case keeps its registers) */
+static noinline notrace void ftrace_trace_site_ext(struct task_struct *t, long idx, struct ftrace_site_state st,
+						   unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+{
+	u64 fn_ext[TRACE_EXT_WORDS], graph_ext[TRACE_EXT_WORDS];
+
+	__ftrace_trace_site(t, idx, st, ip, parent_ip, regs, fn_ext, graph_ext);
+}
+
+static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ftrace_site_state st,
+				      unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+{
+	if (unlikely((st.func_slots | st.graph_slots) >> TRACE_SLOT_EXT))
+		ftrace_trace_site_ext(t, idx, st, ip, parent_ip, regs);
+	else
+		__ftrace_trace_site(t, idx, st, ip, parent_ip, regs, NULL, NULL);
 }
 
 /*
@@ -711,13 +793,20 @@ notrace unsigned long ftrace_return_to_handler(unsigned long flags)
 		struct percpu *pc = this_cpu();
 		struct ftrace_graph_ret_entry *e;
 		struct trace_write w;
-		u64 rettime, thresh;
+		u64 rettime, thresh, slots = rs->slots, ext[TRACE_EXT_WORDS];
 
 		preempt_disable();
 		rettime = trace_clock_read(pc);
 		thresh = READ_ONCE(tracing_thresh);
-		e = thresh && rettime - rs->calltime < thresh ? NULL
-			: trace_event_reserve_inline(pc, rs->slots, NULL, sizeof(*e), &w);
+		/* slots past word 0: those of the entry, found again (the site's and the pid lists') */
+		if (unlikely(slots >> TRACE_SLOT_EXT)) {
+			const struct ftrace_site_entry *site = ftrace_site_find(rs->func);
+
+			slots = site ? ftrace_ext_site_slots(slots, true, site->index - 1, t->pid, ext)
+				     : slots & ~(1ULL << TRACE_SLOT_EXT);
+		}
+		e = !slots || (thresh && rettime - rs->calltime < thresh) ? NULL
+			: trace_event_reserve_inline(pc, slots, ext, sizeof(*e), &w);
 		if (e) {
 			trace_entry_fill(pc, &e->ent, TRACE_GRAPH_RET, flags, t->pid);
 			e->ret.func = rs->func;

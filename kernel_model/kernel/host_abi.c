@@ -190,6 +190,7 @@ HOST_ABI_OFFSET(trace_pid_control, notrace_pids);
 HOST_ABI_OFFSET(trace_pid_control, event_pids_ext);
 HOST_ABI_OFFSET(trace_pid_control, event_notrace_pids_ext);
 HOST_ABI_OFFSET(trace_pid_control, event_fork_ext);
+HOST_ABI_OFFSET(trace_pid_control, function_fork_ext);
 
 /* include/trace/ftrace.h, ftrace_frame.h */
 HOST_ABI_CONST(MCOUNT_INSN_SIZE);
@@ -267,6 +268,17 @@ HOST_ABI_OFFSET(ftrace_control, no_repeats);
 HOST_ABI_OFFSET(ftrace_control, slots);
 HOST_ABI_OFFSET(ftrace_control, sleep_time_off);
 HOST_ABI_OFFSET(ftrace_control, graph_time_off);
+HOST_ABI_OFFSET(ftrace_control, func_ext);
+HOST_ABI_OFFSET(ftrace_control, graph_ext);
+HOST_ABI_OFFSET(ftrace_control, pid_filtered_ext);
+HOST_ABI_OFFSET(ftrace_control, stack_trace_ext);
+HOST_ABI_OFFSET(ftrace_control, no_repeats_ext);
+HOST_ABI_OFFSET(ftrace_control, ext);
+HOST_ABI_SIZE(ftrace_ext_slot);
+HOST_ABI_OFFSET(ftrace_ext_slot, func_sites);
+HOST_ABI_OFFSET(ftrace_ext_slot, graph_sites);
+HOST_ABI_OFFSET(ftrace_ext_slot, pids);
+HOST_ABI_OFFSET(ftrace_ext_slot, repeats);
 
 /* include/trace/probe_stage.h */
 HOST_ABI_CONST(PROBE_STAGE_MAX);

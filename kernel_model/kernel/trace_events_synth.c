@@ -103,17 +103,20 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 		event_triggers_record(file, entry, len, trace_pid_filter_word0(pc, ~0ULL), NULL, irqflags,
 				      (unsigned long)trace_synth, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 	} else {
+		const u64 *ext = trace_event_file_ext(file);	/* its slots past word 0 */
+		u64 pid_ext[TRACE_EXT_WORDS];
 		void *dst;
 
-		slots = trace_pid_filter_word0(pc, slots) & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
+		slots = trace_pid_filter_event(pc, slots, &ext, pid_ext) & trace_control.recording &
+			trace_control.cpu_slots[pc->h.cpu];
 		if (!slots)
 			return;
-		dst = trace_event_buffer_reserve_slots(slots, len, trace_clock_read(pc));
+		dst = trace_event_buffer_reserve_ext(slots, ext, len, trace_clock_read(pc));
 		if (dst) {
 			memcpy(dst, entry, len);
 			trace_event_commit(dst, len);
 			if (unlikely(slots & trace_stack_opt_slots()))
-				trace_event_opt_stacks(slots, NULL, entry, (unsigned long)trace_event_raw_event_synth,
+				trace_event_opt_stacks(slots, ext, entry, (unsigned long)trace_event_raw_event_synth,
 						       (unsigned long)__builtin_frame_address(0));
 		}
 	}

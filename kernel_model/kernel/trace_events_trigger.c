@@ -527,14 +527,24 @@ static notrace void trig_run(const struct event_trigger *t, const void *rec, uns
 		/* event_enable_trigger(): the target's SOFT_DISABLED, its slot bit here */
 		bool enable = t->cmd == ETT_ENABLE_EVENT, word = t->flags & ETF_SOFT_WORD;
 
-		/* a dynamic event's: its soft_off word, a bit set while the slot does not record
-		 * (word 0's slots: the host gives no other slot such a trigger) */
-		if (word ? t->slot >= TRACE_WORD_SLOTS || enable == !(READ_ONCE(t->file->slots) >> t->slot & 1)
-			 : enable == trace_event_file_test(t->file, t->slot))
+		/* a dynamic event's: its soft_off word, a bit set while the slot does not record;
+		 * a slot past word 0: its bit in the type's extension words, set while it records
+		 * (the type's: t->file is its soft_off word, dyn_soft_off[type]) */
+		u64 *row = word && t->slot >= TRACE_WORD_SLOTS ?
+			trace_event_ext[(const u64 *)t->file - event_triggers.dyn_soft_off] : NULL;
+
+		if (row ? enable == trace_slots_test(NULL, row, t->slot)
+			: word ? enable == !(READ_ONCE(t->file->slots) >> t->slot & 1)
+			: enable == trace_event_file_test(t->file, t->slot))
 			break;
 		if (!trig_count(t, true))
 			break;
-		if (word)
+		/* (the event's own word 0 keeps its summary bit while the slot has it enabled) */
+		if (row && enable)
+			__atomic_fetch_or(&row[t->slot / 64 - 1], 1ULL << t->slot % 64, __ATOMIC_SEQ_CST);
+		else if (row)
+			__atomic_fetch_and(&row[t->slot / 64 - 1], ~(1ULL << t->slot % 64), __ATOMIC_SEQ_CST);
+		else if (word)
 			trace_slots_flip(&t->file->slots, NULL, t->slot, !enable);
 		else
 			trace_event_file_flip(t->file, t->slot, enable);

@@ -171,10 +171,17 @@ static notrace u64 event_fork_word(int i)
 	return i ? trace_pid_control.event_fork_ext[i - 1] : trace_pid_control.event_fork & ~(1ULL << TRACE_SLOT_EXT);
 }
 
+/* the same of options/function-fork's */
+static notrace u64 function_fork_word(int i)
+{
+	return i ? trace_pid_control.function_fork_ext[i - 1]
+		 : trace_pid_control.function_fork & ~(1ULL << TRACE_SLOT_EXT);
+}
+
 /* trace_filter_add_remove_task(list, self, task): self is NULL for an exit */
 notrace void trace_pid_follow_fork(struct task_struct *parent, struct task_struct *child)
 {
-	u64 functions = trace_pid_control.function_fork, events;
+	u64 functions, events;
 	unsigned long flags;
 	int i;
 
@@ -193,15 +200,17 @@ notrace void trace_pid_follow_fork(struct task_struct *parent, struct task_struc
 				pid_bit(trace_pid_control.notrace_pids[s], child->pid, true);
 		}
 	}
-	while (functions) {
-		int s = __builtin_ctzll(functions);
-		struct ftrace_slot_state *st = &ftrace_control.slots[s];
+	for (i = 0; i < TRACE_SLOT_WORDS; i++) {
+		for (functions = function_fork_word(i); functions; functions &= functions - 1) {
+			struct ftrace_slot_state *st = ftrace_slot_pids(i * 64 + __builtin_ctzll(functions));
 
-		functions &= functions - 1;
-		if (ftrace_pid_find(st->pids, st->nr_pids, parent->pid) >= 0)
-			ftrace_pid_add(st->pids, &st->nr_pids, child->pid);
-		if (ftrace_pid_find(st->notrace_pids, st->nr_notrace_pids, parent->pid) >= 0)
-			ftrace_pid_add(st->notrace_pids, &st->nr_notrace_pids, child->pid);
+			if (!st)
+				continue;
+			if (ftrace_pid_find(st->pids, st->nr_pids, parent->pid) >= 0)
+				ftrace_pid_add(st->pids, &st->nr_pids, child->pid);
+			if (ftrace_pid_find(st->notrace_pids, st->nr_notrace_pids, parent->pid) >= 0)
+				ftrace_pid_add(st->notrace_pids, &st->nr_notrace_pids, child->pid);
+		}
 	}
 	notrace_spin_unlock(&trace_pid_lock);
 	arch_local_irq_restore(flags);
@@ -209,7 +218,7 @@ notrace void trace_pid_follow_fork(struct task_struct *parent, struct task_struc
 
 notrace void trace_pid_follow_free(struct task_struct *task)
 {
-	u64 functions = trace_pid_control.function_fork, events;
+	u64 functions, events;
 	unsigned long flags;
 	int i;
 
@@ -225,13 +234,15 @@ notrace void trace_pid_follow_free(struct task_struct *task)
 				pid_bit(trace_pid_control.notrace_pids[s], task->pid, false);
 		}
 	}
-	while (functions) {
-		int s = __builtin_ctzll(functions);
-		struct ftrace_slot_state *st = &ftrace_control.slots[s];
+	for (i = 0; i < TRACE_SLOT_WORDS; i++) {
+		for (functions = function_fork_word(i); functions; functions &= functions - 1) {
+			struct ftrace_slot_state *st = ftrace_slot_pids(i * 64 + __builtin_ctzll(functions));
 
-		functions &= functions - 1;
-		ftrace_pid_remove(st->pids, st->nr_pids, task->pid);
-		ftrace_pid_remove(st->notrace_pids, st->nr_notrace_pids, task->pid);
+			if (!st)
+				continue;
+			ftrace_pid_remove(st->pids, st->nr_pids, task->pid);
+			ftrace_pid_remove(st->notrace_pids, st->nr_notrace_pids, task->pid);
+		}
 	}
 	notrace_spin_unlock(&trace_pid_lock);
 	arch_local_irq_restore(flags);

@@ -9,6 +9,7 @@
 #include "../include/slab.h"
 #include "../include/trace/ring.h"
 #include "../include/trace/trace_pid.h"
+#include "../include/trace/ftrace.h"
 
 struct buffer_data_page trace_pages[NR_CPUS][TRACE_RING_PAGES] __aligned(4096);
 /* the top level's rings have their pages from the start (in the image: the host reads them
@@ -456,7 +457,7 @@ notrace void trace_ring_tick(void)
  * An instance's buffers (allocate_trace_buffers() of instance_mkdir()): a ring of
  * TRACE_RING_PAGES pages for each online cpu, in one block each (the host reads a ring's
  * pages from its `pages`), and the set_event_pid bitmaps (an extension slot has its rings'
- * own state allocated too).  As 6.1's ring buffer,
+ * own state allocated too, and its function tracers' state: struct ftrace_ext_slot).  As 6.1's ring buffer,
  * it may fail rather than ask the OOM killer (__GFP_RETRY_MAYFAIL); then nothing stays
  * allocated.
  */
@@ -470,6 +471,7 @@ struct trace_slot_mem {
 	struct buffer_data_page *pages[NR_CPUS];
 	struct trace_pid_bits *pid_bits;
 	struct trace_ring *rings;	/* an extension slot's */
+	struct ftrace_ext_slot *ftrace;	/* ... and its function tracers' state */
 };
 
 static notrace void trace_slot_mem_free(struct trace_slot_mem *m)
@@ -482,6 +484,7 @@ static notrace void trace_slot_mem_free(struct trace_slot_mem *m)
 	if (m->pid_bits)
 		free_pages((unsigned long)m->pid_bits, 1);
 	kfree(m->rings);
+	kfree(m->ftrace);
 }
 
 /* a slot an instance may have: not the top level's, not the sentinel of word 0's summary bit */
@@ -510,7 +513,8 @@ int trace_slot_alloc(u32 slot)
 	}
 	if (ext) {
 		m.rings = kzalloc(sizeof(struct trace_ring) * NR_CPUS, TRACE_SLOT_GFP);
-		if (!m.rings)
+		m.ftrace = kzalloc(sizeof(struct ftrace_ext_slot), TRACE_SLOT_GFP);
+		if (!m.rings || !m.ftrace)
 			goto nomem;
 	}
 	m.pid_bits = (struct trace_pid_bits *)__get_free_pages(TRACE_SLOT_GFP | __GFP_ZERO, 1);
@@ -530,6 +534,7 @@ int trace_slot_alloc(u32 slot)
 	}
 	if (ext) {
 		barrier();
+		WRITE_ONCE(ftrace_control.ext[slot], m.ftrace);
 		WRITE_ONCE(trace_control.ext_rings[slot], m.rings);
 	}
 	trace_pid_control.pids[slot] = m.pid_bits;
@@ -567,6 +572,8 @@ void trace_slot_free(u32 slot)
 	if (slot >= TRACE_WORD_SLOTS) {
 		m->rings = trace_control.ext_rings[slot];
 		WRITE_ONCE(trace_control.ext_rings[slot], NULL);
+		m->ftrace = ftrace_control.ext[slot];
+		WRITE_ONCE(ftrace_control.ext[slot], NULL);
 		for (cpu = 0; m->rings && cpu < NR_CPUS; cpu++)
 			m->pages[cpu] = m->rings[cpu].pages;
 	} else {

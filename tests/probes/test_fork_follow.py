@@ -127,3 +127,23 @@ def test_function_fork_adds_to_the_ftrace_lists(machine):
     other = machine.spawn(["true"])
     assert sites.read_pids(0) == ({parent}, {parent})
     assert other.wait(60) == 0
+
+
+def test_function_fork_of_a_slot_past_word_0(machine):
+    """function-fork of a slot past word 0 (function_fork_ext; its lists in the slot's
+    struct ftrace_ext_slot): children of listed tasks join, freed ones go; slot 0 follows none."""
+    sites, lists, slot = machine.sites, machine.tracing.pid_lists, 300
+    machine.tracing.open_slot(slot)
+    parent = kthreadd(machine)
+    sites.set_pids(slot, frozenset({parent}), frozenset({parent}))
+    sites.set_pids(0, frozenset({parent}), frozenset())
+    lists.set_function_fork(slot, True)
+    proc = machine.spawn(["sleep", "0.5"])
+    assert sites.read_pids(slot) == ({parent, proc.pid}, {parent, proc.pid})
+    assert sites.read_pids(0) == ({parent}, None)
+    assert proc.wait(60) == 0
+    assert wait_until(lambda: sites.read_pids(slot) == ({parent}, {parent}))
+    lists.set_function_fork(slot, False)
+    sites.set_pids(slot, frozenset(), frozenset())
+    machine.tracing.close_slot(slot)
+    assert sites.read_pids(slot) == (None, None)

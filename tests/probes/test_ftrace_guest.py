@@ -270,6 +270,70 @@ def test_slots_record_independently(machine):
     assert names(0) == {"vfs_read"} and names(2) == {"ksys_read"}
 
 
+def test_function_tracers_of_slots_past_word_0(machine):
+    """Slots past word 0 of the kernel's masks (struct ftrace_ext_slot, allocated with the
+    slot's buffers): each records the sites it traces with the function tracer or
+    function_graph in its own rings, by its own pid lists, with its func_stack_trace and
+    func-no-repeats; word 0's slot 0 beside them keeps its own."""
+    sites, tracing = machine.sites, machine.tracing
+    fn_slot, graph_slot, other = 70, 300, 200
+    for slot in (fn_slot, graph_slot, other):
+        tracing.open_slot(slot)
+        tracing.set_recording(slot, True)
+    sites.set_function(0, frozenset({"vfs_read"}))
+    sites.set_function(fn_slot, frozenset({"ksys_read", "vfs_read"}))
+    sites.set_graph(graph_slot, frozenset({"ksys_read", "vfs_read"}), graph_functions=NONE, graph_notrace=NONE)
+    names = lambda recs: {sym(machine, struct.unpack_from("<Q", r[6], 8)[0]) for r in recs if r[2] == TRACE_FN}
+    proc, _ = run(machine, ["cat", "/etc/passwd"])
+    assert names(records(machine, 0)) == {"vfs_read"}
+    assert names(records(machine, fn_slot)) == {"ksys_read", "vfs_read"}
+    assert records(machine, other) == []
+    events = graph_events(machine, records(machine, graph_slot))[proc.pid]
+    assert [e[:3] for e in events[:4]] == [("enter", "ksys_read", 0), ("enter", "vfs_read", 1),
+                                           ("exit", "vfs_read", 1), ("exit", "ksys_read", 0)]
+    refs = {name: n for name, n, _ in sites.enabled()}
+    assert refs["vfs_read"] == 3 and refs["ksys_read"] == 2   # each function tracer's ops; the graph's one
+
+    # pid lists (only a later task's calls), the stack option, func-no-repeats
+    later = frozenset(range(proc.pid + 1, proc.pid + 65))
+    sites.set_pids(fn_slot, later, NONE)
+    sites.set_stack_trace(graph_slot, True)     # graph slots take no stacks: nothing changes there
+    sites.set_stack_trace(fn_slot, True)
+    assert sites.read_pids(fn_slot) == (later, None)
+    proc, _ = run(machine, ["cat", "/etc/passwd"])
+    recs = records(machine, fn_slot)
+    assert proc.pid in later and {r[5] for r in recs} == {proc.pid}
+    assert [r[2] for r in recs[:2]] == [TRACE_FN, TRACE_STACK]
+    assert graph_events(machine, records(machine, graph_slot))[proc.pid]
+    sites.set_pids(fn_slot, NONE, NONE)
+    sites.set_stack_trace(fn_slot, False)
+    sites.set_function(fn_slot, frozenset({"read_zero"}))
+    sites.set_no_repeats(fn_slot, True)
+    records(machine, 0)
+    proc, _ = run(machine, ["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=20"])
+    got = [r[2] for r in records(machine, fn_slot) if r[5] == proc.pid]
+    assert got == [TRACE_FN], got  # the repeats' record comes with the next other call
+    assert "read_zero" not in names(records(machine, 0))
+
+    # off: the sites go back to their nops; the slots close and open again with nothing set
+    sites.set_no_repeats(fn_slot, False)
+    for slot in (0, fn_slot):
+        sites.set_function(slot, None)
+    sites.set_graph(graph_slot, None, graph_functions=NONE, graph_notrace=NONE)
+    assert sites.patched_count == 0
+    assert_text_restored(machine)
+    for slot in (fn_slot, graph_slot, other):
+        tracing.set_recording(slot, False)
+        tracing.close_slot(slot)
+    machine.__dict__.pop("seen_events")    # the pages of a slot made again count from 0
+    tracing.open_slot(fn_slot)
+    tracing.set_recording(fn_slot, True)
+    sites.set_function(fn_slot, frozenset({"vfs_read"}))
+    run(machine, ["cat", "/etc/passwd"])
+    assert names(records(machine, fn_slot)) == {"vfs_read"}
+    sites.set_function(fn_slot, None)
+
+
 def test_fast_and_general_paths_write_the_same_records(machine):
     """One recording trace array takes the dispatcher's fast path, two take the general one
     (a copy for each): the same records, flags and preempt count included (the fast path

@@ -469,3 +469,53 @@ def test_a_probe_event_the_guests_tables_have_no_room_for_is_enomem(kernel):
         for kp in taken:
             kp.unregister()
         remove_probes(kernel, "full")
+
+
+@pytest.mark.parametrize("kind", [K.FTRACE, K.INT3])
+def test_a_probe_event_records_in_a_slot_past_word_0(kernel, kind):
+    """A kprobe event enabled in a trace slot past word 0 of the kernel's masks: its kg_probe's
+    word 0 holds the summary bit, its type's row of trace_event_ext the slot
+    (GuestTracing.set_dyn_event_slots()), and the guest's handler records there as in slot 0."""
+    from tests.rb_page_reference import decode_page
+
+    guest, slot = kernel.machine.tracing, 200
+    where, optimise = point_of(kernel, kind)
+    kernel.optimization(optimise)
+    guest.open_slot(slot)
+    guest.set_recording(slot, True)
+    kernel.probe(f"p:kg/far {where} a=%di")
+    try:
+        event = kernel.tracing.registry.get("kg", "far")
+        event.set_enabled(guest, slot, True)
+        before = kernel.hits("far")
+        kernel.run(BLOCKS)
+        event.set_enabled(guest, slot, False)
+        got = [struct.unpack_from("<H", ev.payload)[0] for page in guest.drain(slot)
+               for ev in decode_page(page.data).events]
+        assert got and got == [event.id] * (kernel.hits("far") - before)
+    finally:
+        remove_probes(kernel, "far")
+        guest.set_recording(slot, False)
+        guest.close_slot(slot)
+
+
+def test_enable_event_of_a_probe_event_in_an_instance_past_word_0(traced):
+    """An enable_event trigger whose target is a kprobe event, in an instance whose slot is
+    past word 0 of the kernel's masks: the target waits soft-disabled (its bit clear in its
+    type's extension words), the trigger sets the bit at the event, and the probe's records
+    follow in that instance's buffer alone."""
+    m, core, tree = traced(1, "none", 3)
+    instances = tree.walk("instances")
+    for i in range(1, 66):
+        instances.make_child(f"i{i}")
+    inst = core.instances.get("i65")
+    assert inst.slot > 64
+    tree.walk("kprobe_events").write(b"p:kprobes/kx __x64_sys_getuid\n")
+    tree.walk("instances/i65/events/syscalls/sys_enter_getuid/trigger").write(b"enable_event:kprobes:kx:1\n")
+    enable = tree.walk("instances/i65/events/kprobes/kx/enable")
+    assert enable.read() == b"0*\n"
+    assert m.spawn(["getuid-loop", "3"]).wait(30) == 0
+    core.drain.drain_once()
+    assert enable.read() == b"1*\n"
+    assert tree.walk("instances/i65/trace").read().decode().count(" kx: (") == 3
+    assert " kx: (" not in tree.walk("trace").read().decode() + tree.walk("instances/i1/trace").read().decode()

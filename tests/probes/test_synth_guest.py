@@ -77,3 +77,26 @@ def test_trace_synth_records_nothing_while_disabled(sim):
     emit_from_getuid(m, entry, [7], {})
     core.drain.drain_once()
     assert tree.walk("trace").read().decode().count(" x: a=7") == 1
+
+
+def test_trace_synth_records_in_a_slot_past_word_0(sim):
+    """A synthetic event enabled in a slot past word 0 of the kernel's masks (its entry's word 0
+    with the summary bit, the slot in its type's extension words): trace_synth() writes its
+    record there, and in no other slot."""
+    from tests.rb_page_reference import decode_page
+
+    m, core, tree = sim
+    slot = 130
+    tree.walk("synthetic_events").write(b"far u64 a\n")
+    synth = core.synth.find("far")
+    m.tracing.open_slot(slot)
+    m.tracing.set_recording(slot, True)
+    synth.trace_event.set_enabled(m.tracing, slot, True)
+    emit_from_getuid(m, m.tracing.synth_events.address(synth.guest_index), [7], {})
+    records = [bytes(ev.payload) for page in m.tracing.drain(slot) for ev in decode_page(page.data).events]
+    assert [(struct.unpack_from("<H", r)[0], struct.unpack_from("<Q", r, 8)[0]) for r in records] == [(synth.id, 7)]
+    core.drain.drain_once()
+    assert " far: a=7" not in tree.walk("trace").read().decode()
+    synth.trace_event.set_enabled(m.tracing, slot, False)
+    m.tracing.set_recording(slot, False)
+    m.tracing.close_slot(slot)

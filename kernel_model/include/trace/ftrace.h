@@ -117,6 +117,34 @@ struct ftrace_slot_state {		/* host-written, one per trace-array slot */
 	s32 notrace_pids[FTRACE_PIDS_MAX];
 };
 
+/*
+ * func-no-repeats (struct trace_func_repeats): per trace-array slot and cpu,
+ * the last call recorded and how many identical ones followed it unrecorded.
+ * Kept while the slot lives, as Linux keeps its per-cpu copy for the array's
+ * lifetime; the host clears a slot's when it gives the slot to a new array.
+ */
+struct func_repeats_state {
+	unsigned long ip;
+	unsigned long parent_ip;
+	u64 ts_last_call;
+	u32 count;
+};
+
+/*
+ * A trace-array slot past word 0 (64..TRACE_SLOTS-1, include/trace/slots.h): what word 0's
+ * slots have in the site map and in ftrace_control, allocated with the slot's buffers
+ * (trace_slot_alloc()) so that an instance costs its memory only while it exists.  Host-written
+ * but for the repeats (and the pid lists function-fork changes): the sites it traces with the
+ * function tracer and with function_graph (bit i: the site of index i), its pid lists.  A site
+ * some of these slots trace has word 0's TRACE_SLOT_EXT set in its func_slots / graph_slots.
+ */
+struct ftrace_ext_slot {
+	u64 func_sites[FTRACE_MAX_SITES / 64];
+	u64 graph_sites[FTRACE_MAX_SITES / 64];
+	struct ftrace_slot_state pids;
+	struct func_repeats_state repeats[NR_CPUS];
+};
+
 /* Host-written.  The masks summarize the slots so that the common case (no
  * filter, no stack trace) takes no branch per slot: every branch ends an
  * emulated block, the unit the emulator's cost goes by. */
@@ -133,7 +161,16 @@ struct ftrace_control {
 	u32 sleep_time_off;
 	u32 graph_time_off;		/* options/graph-time off (6.1's !fgraph_graph_time) */
 	u32 pad;
-	struct ftrace_slot_state slots[TRACE_WORD_SLOTS];	/* word 0's slots (function tracers: not yet past) */
+	struct ftrace_slot_state slots[TRACE_WORD_SLOTS];	/* word 0's slots (the rest: ext[]) */
+	/* the slots past word 0, each mask's extension words (word 0's TRACE_SLOT_EXT of
+	 * slow_slots is set while any of the last three has a slot): */
+	u64 func_ext[TRACE_EXT_WORDS];		/* slots with sites of the function tracer */
+	u64 graph_ext[TRACE_EXT_WORDS];		/* slots with sites of function_graph */
+	u64 pid_filtered_ext[TRACE_EXT_WORDS];
+	u64 stack_trace_ext[TRACE_EXT_WORDS];
+	u64 no_repeats_ext[TRACE_EXT_WORDS];
+	/* slot s >= 64: its state (allocated with its buffers; NULL: no such instance) */
+	struct ftrace_ext_slot *ext[TRACE_SLOTS];
 };
 
 _Static_assert(sizeof(struct ftrace_site_state) == 24, "ftrace_site_state layout");
@@ -145,7 +182,7 @@ _Static_assert(sizeof(struct ftrace_slot_state) == 520, "ftrace_slot_state layou
 _Static_assert(offsetof(struct ftrace_control, slow_slots) == 16, "ftrace_control layout");
 _Static_assert(offsetof(struct ftrace_control, no_repeats) == 24, "ftrace_control layout");
 _Static_assert(offsetof(struct ftrace_control, slots) == 56, "ftrace_control layout");
-_Static_assert(sizeof(struct ftrace_control) == 56 + 520 * TRACE_WORD_SLOTS, "ftrace_control layout");
+_Static_assert(offsetof(struct ftrace_control, func_ext) == 56 + 520 * TRACE_WORD_SLOTS, "ftrace_control layout");
 
 /*
  * The stack tracer (kernel/trace_stack.c, Linux's kernel/trace/trace_stack.c):
@@ -230,6 +267,14 @@ void ftrace_graph_sleep_time_switch(struct task_struct *prev, struct task_struct
 
 /* kernel/trace_ring.c */
 u64 trace_clock_local(struct percpu *pc);
+/* A slot's set_ftrace_pid / set_ftrace_notrace_pid (NULL: an extension slot without state). */
+static __always_inline struct ftrace_slot_state *ftrace_slot_pids(u32 slot)
+{
+	if (slot < TRACE_WORD_SLOTS)
+		return &ftrace_control.slots[slot];
+	return ftrace_control.ext[slot] ? &ftrace_control.ext[slot]->pids : NULL;
+}
+
 bool ftrace_is_site(unsigned long ip);	/* kernel/ftrace.c */
 
 #endif

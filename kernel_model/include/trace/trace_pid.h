@@ -29,8 +29,7 @@ struct trace_pid_bits { u64 word[TRACE_PID_WORDS]; };
 
 /*
  * The event masks are sets of slots (include/trace/slots.h): word 0 here, its TRACE_SLOT_EXT
- * set while an extension word is not 0; the extension words at the end.  function_fork is
- * word 0's alone (the function tracers take word 0's slots).
+ * set while an extension word is not 0; the extension words at the end.
  */
 struct trace_pid_control {
 	volatile u64 event_pids;		/* host: bit s: slot s has a set_event_pid list */
@@ -44,6 +43,7 @@ struct trace_pid_control {
 	volatile u64 event_pids_ext[TRACE_EXT_WORDS];
 	volatile u64 event_notrace_pids_ext[TRACE_EXT_WORDS];
 	volatile u64 event_fork_ext[TRACE_EXT_WORDS];
+	volatile u64 function_fork_ext[TRACE_EXT_WORDS];
 };
 
 _Static_assert(sizeof(struct trace_pid_bits) == 4096, "trace_pid_bits layout");

@@ -113,10 +113,14 @@ struct event_triggers {
 	 * synthetic events), by type: bit s, slot s does not record it.  Their writers are
 	 * given their slots by the host; what they record in is those less these
 	 * (dyn_file_slots()), which the host sets and an enable_event / disable_event
-	 * trigger flips.  (A tracepoint's soft mode is its trace_event_file's slot bit.)
+	 * trigger flips.  (A tracepoint's soft mode is its trace_event_file's slot bit.)  Word
+	 * 0's slots: a slot past word 0 is soft-disabled as a tracepoint's, its bit clear in its
+	 * type's extension words (trace_event_ext[type]), which the trigger sets again.
 	 */
 	u64 dyn_soft_off[EVENT_TRIGGER_TYPES];
 };
+
+_Static_assert(EVENT_TRIGGER_TYPES <= TRACE_EXT_TYPES, "every type with triggers has extension words");
 
 _Static_assert(sizeof(struct event_trigger) == 24, "event_trigger layout");
 _Static_assert(sizeof(struct trigger_pred) == 24, "trigger_pred layout");

@@ -296,8 +296,9 @@ class EventTriggerOps(Protocol):
     """The guest's event triggers (event_triggers.GuestEventTriggers)."""
 
     # a trace_event_file's `triggers` word follows `slots`: as one number, slot s runs its triggers at
-    # bit shift + s (64)
+    # bit shift + s (64); a slot past word 0 at shift + slot_ext, word 0's summary bit (63)
     shift: int
+    slot_ext: int
     def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None: ...  # all of them, each event's in order
     def read_count(self, count: TriggerCount) -> int: ...  # as the guest has it now
     def snapshot_requests(self, slot: int) -> list[int]: ...  # times of the snapshots asked since last time
@@ -367,6 +368,8 @@ class GuestTracingOps(Protocol):
     def set_event_id(self, event: EventName, event_id: int) -> None: ...
     def set_event_ids(self, ids: list[tuple[EventName, int]]) -> None: ...  # several, one guest op
     def enable_event(self, event: EventName, slot: int, on: bool) -> None: ...
+    # a dynamic event's slots: those past word 0 where its writers find them; word 0 back
+    def set_dyn_event_slots(self, event_id: int, slots: int) -> int: ...
     def event_file(self, event: EventName) -> int: ...  # the guest's trace_event_file address
     def event_recording(self, event: EventName, slot: int) -> bool: ...
     def set_event_soft_disabled(self, event: EventName, slot: int, off: bool) -> None: ...

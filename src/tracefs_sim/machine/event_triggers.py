@@ -32,9 +32,12 @@ _PRED = struct.Struct("<BBBBBBHHHIQ")       # struct trigger_pred
 class GuestEventTriggers:
     """contract.EventTriggerOps over the guest's event_triggers."""
 
-    def __init__(self, machine: Machine, set_trigger_bits: Callable[[dict[tuple[str, str], set[int]], dict[tuple[str, str], int]], None]):
+    def __init__(self, machine: Machine, set_trigger_bits: Callable[[dict[tuple[str, str], set[int]], dict[tuple[str, str], int]], None],
+                 set_soft_ext: Callable[[int, int, bool], None], soft_ext: Callable[[int, int], bool]):
         """set_trigger_bits(event key -> slots): the events' EVENT_FILE_FL_TRIGGER_MODE bits
-        (GuestTracing keeps them with the rest of the files' state)."""
+        (GuestTracing keeps them with the rest of the files' state); set_soft_ext(id, slot,
+        off) and soft_ext(id, slot): a dynamic event's soft mode in a slot past word 0 (a bit
+        of its type's extension words, which GuestTracing keeps)."""
         self._machine = machine
         image = machine.image
         self._image = image
@@ -42,6 +45,7 @@ class GuestEventTriggers:
         # A trace_event_file's `triggers` is the u64 after its `slots`: the trace core keeps both
         # as one number, slot s's trigger bit at shift + s (its guest writers split it).
         self.shift = 8 * (a("trace_event_file.triggers") - a("trace_event_file.slots"))
+        self.slot_ext = a("TRACE_SLOT_EXT")   # the triggers word's bit of every slot past word 0
         self._types = a("EVENT_TRIGGER_TYPES")
         self._max = a("EVENT_TRIGGERS_MAX")
         self._preds_max = a("EVENT_TRIGGER_PREDS_MAX")
@@ -67,6 +71,7 @@ class GuestEventTriggers:
         self._base = kernel_virt_to_phys(table.addr)
         self._soft_off_va = table.addr + self._soft_off
         self._set_trigger_bits = set_trigger_bits
+        self._set_soft_ext, self._soft_ext = set_soft_ext, soft_ext
         self._mem: PhysMem | None = None
         self._lock = threading.Lock()
         self._triggers: list[GuestTrigger] = []
@@ -94,8 +99,6 @@ class GuestEventTriggers:
                 raise OSError(errno.ENOMEM, f"event id {t.event_id} past the trigger table")
             if t.target is not None:
                 self._check_type(t.target_id)
-                if t.target_dyn and t.slot >= self._word_slots:
-                    raise OSError(errno.ENOMEM, f"slot {t.slot}: a dynamic event's soft_off word is word 0's")
                 if not t.target_dyn:
                     self._image.event_file(t.target)   # KeyError: not a tracepoint of this kernel
 
@@ -123,12 +126,12 @@ class GuestEventTriggers:
 
     def set_dyn_soft_disabled(self, event_id: int, slot: int, off: bool) -> None:
         """EVENT_FILE_FL_SOFT_DISABLED of a dynamic event (probe, synthetic) in a slot: its bit in the guest's
-        dyn_soft_off word (OSError ENOMEM: an id past the table can have none)."""
+        dyn_soft_off word, or past word 0 its type's extension words' (OSError ENOMEM: an id
+        past the table can have none)."""
         self._check_type(event_id)
         if slot >= self._word_slots:
-            if not off:
-                return   # no bit to clear: the word has none of the slots past it
-            raise OSError(errno.ENOMEM, f"slot {slot}: a dynamic event's soft_off word is word 0's")
+            self._set_soft_ext(event_id, slot, off)
+            return
 
         def apply() -> None:
             with self._lock:
@@ -142,6 +145,8 @@ class GuestEventTriggers:
     def dyn_soft_disabled(self, event_id: int, slot: int) -> bool:
         if not 0 <= event_id < self._types:
             return False
+        if slot >= self._word_slots:
+            return self._soft_ext(event_id, slot)
 
         def read() -> bool:
             with self._lock:

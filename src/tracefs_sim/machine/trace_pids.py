@@ -9,9 +9,8 @@ guest adds a listed task's children to the slot's event (ftrace) lists at fork
 and drops a task from them when it is freed; the host reads the lists back.
 Every access here runs with the CPUs stopped (Machine.with_cpus_stopped): the guest
 changes the bitmaps with plain read-modify-writes under its own lock.  The masks of slots
-with lists and of event-fork are sets of slots (include/trace/slots.h: word 0, whose top bit
-says an extension word has a slot, then the extension words); function-fork is word 0's
-alone, the function tracers' slots.
+with lists, of event-fork and of function-fork are sets of slots (include/trace/slots.h: word
+0, whose top bit says an extension word has a slot, then the extension words).
 """
 from __future__ import annotations
 
@@ -58,10 +57,11 @@ class GuestPidLists:
         self._event_fork = a("trace_pid_control.event_fork")
         self._function_fork = a("trace_pid_control.function_fork")
         self._fork = {self._event_fork: 0, self._function_fork: 0}
-        # a mask's extension words (None: word 0's alone)
+        # each mask's extension words
         self._ext = {self._event_pids: a("trace_pid_control.event_pids_ext"),
                      self._event_notrace_pids: a("trace_pid_control.event_notrace_pids_ext"),
-                     self._event_fork: a("trace_pid_control.event_fork_ext"), self._function_fork: None}
+                     self._event_fork: a("trace_pid_control.event_fork_ext"),
+                     self._function_fork: a("trace_pid_control.function_fork_ext")}
 
     def set_event_pids(self, slot: int, notrace: bool, pids: frozenset[int] | None) -> None:
         """Replace a list; None: no list (every task's events pass it)."""
@@ -142,21 +142,18 @@ class GuestPidLists:
         """A set of slots the host keeps in trace_pid_control (bit s: slot s)."""
         ext = self._ext[offset]
         mask: int = _U64.unpack_from(mem.buf, self._control + offset)[0] & ~(1 << self._slot_ext)
-        if ext is not None:
-            for i in range(self._slot_words - 1):
-                mask |= _U64.unpack_from(mem.buf, self._control + ext + 8 * i)[0] << 64 * (i + 1)
+        for i in range(self._slot_words - 1):
+            mask |= _U64.unpack_from(mem.buf, self._control + ext + 8 * i)[0] << 64 * (i + 1)
         return mask
 
     def _write_mask(self, mem: PhysMem, offset: int, mask: int) -> None:
-        """Word 0 (its summary bit set when an extension word has a slot), the extension words;
-        a mask of word 0's alone keeps those."""
+        """Word 0 (its summary bit set when an extension word has a slot), the extension words."""
         ext = self._ext[offset]
-        words = [mask >> 64 * i & _WORD for i in range(self._slot_words)] if ext is not None else [mask & _WORD]
+        words = [mask >> 64 * i & _WORD for i in range(self._slot_words)]
         word0 = words[0] & ~(1 << self._slot_ext) | int(any(words[1:])) << self._slot_ext
+        for i, word in enumerate(words[1:]):   # before word 0: a writer that sees its summary finds them
+            _U64.pack_into(mem.buf, self._control + ext + 8 * i, word)
         _U64.pack_into(mem.buf, self._control + offset, word0)
-        if ext is not None:
-            for i, word in enumerate(words[1:]):
-                _U64.pack_into(mem.buf, self._control + ext + 8 * i, word)
 
     def _read_list(self, mem: PhysMem, slot: int, notrace: bool) -> frozenset[int]:
         bits = self._bits(mem, slot, notrace)

@@ -38,6 +38,16 @@ _U64 = struct.Struct("<Q")
 _WORD = (1 << 64) - 1
 
 
+def _slots_of(mask: int) -> list[int]:
+    """The slots of a set (bit s: slot s), lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 @dataclass(frozen=True)
 class RingLayout:
     """Where the guest keeps its rings (include/trace/ring.h), from the image's host ABI:
@@ -143,11 +153,10 @@ class GuestTracing:
         self._image = image
         self.layout = layout = RingLayout.of(image)
         self.nr_slots = layout.slots
-        # Instances get word 0's slots (not 0, the top level's, nor its summary bit): an
-        # extension slot's events record (trace_event_buffer_reserve_ext()), by its event pid
-        # lists, with the stacks of its stack options, and its event triggers and function
-        # probes act on it, but its function tracers and probe events are word 0's yet.
-        self.instance_slots = tuple(s for s in range(1, layout.word_slots) if s != layout.slot_ext)
+        # Instances get every slot but 0, the top level's, and 63, word 0's summary bit: word
+        # 0's first, then the extension words' (whose events, probe events and function
+        # tracers record through the writers' slow paths, trace_event_buffer_reserve_ext()).
+        self.instance_slots = tuple(s for s in range(1, layout.slots) if s != layout.slot_ext)
         # the extension words of the event types' file slots (trace_event_ext)
         self._event_ext = kernel_virt_to_phys(image.abi_table(
             "trace_event_ext", layout.ext_types * (layout.slot_words - 1) * 8).addr)
@@ -161,7 +170,8 @@ class GuestTracing:
         # set_event_pid lists and fork following, checked and kept up by the guest
         self.pid_lists = GuestPidLists(machine)
         # event triggers, run by the events' writers; their slots' bits are in the event files
-        self.triggers = GuestEventTriggers(machine, self._set_trigger_bits)
+        self.triggers = GuestEventTriggers(machine, self._set_trigger_bits, self._set_dyn_soft_ext,
+                                           self._dyn_soft_ext)
         self._triggered: dict[tuple[str, str], set[int]] = {}
         self.hist_maps = GuestHistMaps(machine)
         # the synthetic events' layouts, for the guest's trace_synth()
@@ -176,6 +186,8 @@ class GuestTracing:
         self._enabled: dict[tuple[str, str], set[int]] = {}
         self._soft_off: dict[tuple[str, str], set[int]] = {}   # soft-disabled slots of enabled events
         self._events: dict[tuple[str, str], EventDesc] = {}
+        self._dyn_ext: dict[int, int] = {}   # a dynamic event's type -> its slots (past word 0: trace_event_ext)
+        self._dyn_soft: dict[int, int] = {}  # ... and its soft-disabled slots past word 0 (while not enabled)
         self._keys_on: set[int] = set()
         self._cmdline_holders: set[object] = set()
         self._recording = [False] * layout.slots
@@ -204,6 +216,8 @@ class GuestTracing:
                 self._write_file_slots(key)
                 self._write_file(self._events[key], self.layout.file_triggers, "<Q",
                                  self.layout.words(self._mask(self._triggered.get(key, set())))[0])
+            for event_id, slots in self._dyn_ext.items():
+                self._write_dyn_ext(event_id, slots)
             self._write_recording()
             self._write_cpumasks()
             self._write_stack_opts()
@@ -286,6 +300,71 @@ class GuestTracing:
             self._set_key(event.key_addr, any(
                 self._enabled.get(k) for k, e in self._events.items() if e.key_addr == event.key_addr))
             self._update_cmdline_key()
+
+    def set_dyn_event_slots(self, event_id: int, slots: int) -> int:
+        """The slots a dynamic event (kprobe, uprobe, eprobe, synthetic) records in: those past
+        word 0 set in its type's row of trace_event_ext (where its writers find them, as a
+        tracepoint's; a soft-disabled one's bit clear, as a tracepoint's); word 0 returned, for
+        the event's own file (kg_probe, the synthetic event's entry), its summary bit set while
+        a slot past it is in the set.  OSError ENOMEM: a slot past word 0 for a type without a
+        row (ids from TRACE_EXT_TYPES on)."""
+        words = self.layout.words(slots)
+        if event_id >= self.layout.ext_types:
+            if any(words[1:]):
+                raise OSError(errno.ENOMEM, f"event type {event_id}: no extension slots for it")
+            return words[0]
+
+        def apply() -> None:
+            with self._lock:
+                before = self._dyn_ext.get(event_id, 0)
+                for slot in _slots_of((before ^ slots) >> 64 << 64):
+                    on = bool(slots >> slot & 1)
+                    if not on:   # its soft mode as the guest's triggers left it
+                        self._dyn_soft[event_id] = self._dyn_soft.get(event_id, 0) & ~(1 << slot) | \
+                            int(self._dyn_soft_ext_now(event_id, slot)) << slot
+                    self._set_dyn_row_bit(event_id, slot, on and not self._dyn_soft.get(event_id, 0) >> slot & 1)
+                self._dyn_ext[event_id] = slots
+                if not slots:
+                    del self._dyn_ext[event_id]
+        self._machine.guest_op(apply)
+        return words[0]
+
+    def _set_dyn_soft_ext(self, event_id: int, slot: int, off: bool) -> None:
+        """EVENT_FILE_FL_SOFT_DISABLED of a dynamic event in a slot past word 0 (the trigger
+        table's GuestEventTriggers asks): while the slot has it enabled, its bit in the type's
+        row, clear while soft-disabled; kept here till then."""
+        def apply() -> None:
+            with self._lock:
+                self._dyn_soft[event_id] = self._dyn_soft.get(event_id, 0) & ~(1 << slot) | int(off) << slot
+                if self._dyn_ext.get(event_id, 0) >> slot & 1:
+                    self._set_dyn_row_bit(event_id, slot, not off)
+        self._machine.guest_op(apply)
+
+    def _dyn_soft_ext(self, event_id: int, slot: int) -> bool:
+        def read() -> bool:
+            with self._lock:
+                return self._dyn_soft_ext_now(event_id, slot)
+        return self._machine.guest_op(read)
+
+    def _dyn_soft_ext_now(self, event_id: int, slot: int) -> bool:
+        """Soft-disabled: an enabled slot whose row bit the guest's triggers (or the host)
+        cleared; a slot without the event enabled, as the host was last told."""
+        if self._mem is not None and self._dyn_ext.get(event_id, 0) >> slot & 1:
+            return not _U64.unpack_from(self._mem.buf, self._dyn_row(event_id) + 8 * (slot // 64 - 1))[0] >> slot % 64 & 1
+        return bool(self._dyn_soft.get(event_id, 0) >> slot & 1)
+
+    def _dyn_row(self, event_id: int) -> int:
+        return self._event_ext + event_id * (self.layout.slot_words - 1) * 8
+
+    def _set_dyn_row_bit(self, event_id: int, slot: int, on: bool) -> None:
+        """One slot's bit in a dynamic event's row (the guest's triggers flip the others)."""
+        if self._mem is not None:
+            self._set_bit(self._dyn_row(event_id) + 8 * (slot // 64 - 1), slot % 64, on)
+
+    def _write_dyn_ext(self, event_id: int, slots: int) -> None:
+        soft = self._dyn_soft.get(event_id, 0)
+        for i, word in enumerate(self.layout.words(slots & ~soft)[1:]):
+            _U64.pack_into(self._ram().buf, self._dyn_row(event_id) + 8 * i, word)
 
     def event_file(self, event: EventName) -> int:
         """The guest address of the event's trace_event_file (KeyError: not a tracepoint of

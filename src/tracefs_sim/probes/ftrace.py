@@ -53,16 +53,18 @@ _PROFILE = struct.Struct("<QQQII")  # struct ftrace_profile
 _SITE_STATE = struct.Struct("<QQBBBx4x")
 SiteState = tuple[int, int, int, int]  # (func_slots, graph_slots, flags, kprobe) of a site
 _OFF: SiteState = (0, 0, 0, 0)
+_WORD = (1 << 64) - 1
 
 
 @dataclass(frozen=True)
 class FtraceLayout:
     """The guest's function-tracer tables (include/trace/ftrace.h), from the image's host ABI:
     ftrace_site_map's entries, ftrace_control and its per-slot states, the function probes'
-    table."""
+    table; a slot past word 0's state (struct ftrace_ext_slot, allocated with its buffers)."""
 
-    slots: int  # TRACE_WORD_SLOTS: the slots the function tracers take (word 0 of the masks)
-    probe_slots: int  # TRACE_SLOTS: the slots function probes act on (ftrace_probe.slot)
+    slots: int  # TRACE_SLOTS: the slots the function tracers and probes take
+    word_slots: int  # TRACE_WORD_SLOTS: word 0's (the sites' masks; their states in ftrace_control)
+    slot_ext: int  # TRACE_SLOT_EXT: word 0's bit for "a slot past word 0 is in the set"
     insn_size: int  # MCOUNT_INSN_SIZE: an mcount site's nop, or the call it becomes
     max_sites: int  # FTRACE_MAX_SITES
     pids_max: int  # FTRACE_PIDS_MAX
@@ -99,12 +101,22 @@ class FtraceLayout:
     commands: dict[str, int]  # PROBE_* -> ftrace_probe.cmd
     site_profile: int  # FTRACE_SITE_PROFILE: the function profiler counts here
     site_direct: int  # FTRACE_SITE_DIRECT: a BPF trampoline is called here (a direct call)
+    control_func_ext: int  # the extension words of ftrace_control's sets of slots
+    control_graph_ext: int
+    control_pid_filtered_ext: int
+    control_stack_trace_ext: int
+    control_no_repeats_ext: int
+    control_ext: int  # [TRACE_SLOTS]: a slot past word 0's struct ftrace_ext_slot (kernel virtual; 0: none)
+    ext_func_sites: int  # struct ftrace_ext_slot: bit i, the site of index i
+    ext_graph_sites: int
+    ext_pids: int  # its struct ftrace_slot_state
+    ext_repeats: int  # its func_repeats_state per cpu
 
     @classmethod
     def of(cls, image: PatchableImage) -> FtraceLayout:
         a = image.abi_value
         return cls(
-            a("TRACE_WORD_SLOTS"), a("TRACE_SLOTS"), a("MCOUNT_INSN_SIZE"), a("FTRACE_MAX_SITES"), a("FTRACE_PIDS_MAX"),
+            a("TRACE_SLOTS"), a("TRACE_WORD_SLOTS"), a("TRACE_SLOT_EXT"), a("MCOUNT_INSN_SIZE"), a("FTRACE_MAX_SITES"), a("FTRACE_PIDS_MAX"),
             a("FTRACE_MAP_GRAIN"), a("FTRACE_MAP_ENTRIES"), a("sizeof(ftrace_site_entry)"),
             a("ftrace_site_entry.index"), a("FTRACE_GRAPH_FUNCTION"), a("FTRACE_GRAPH_NOTRACE"),
             a("FTRACE_SITE_PROBES"), a("FTRACE_SITE_STACK"), a("FTRACE_PROBES_MAX"), a("sizeof(ftrace_probe)"), a("sizeof(ftrace_probes)"),
@@ -116,11 +128,20 @@ class FtraceLayout:
             a("ftrace_control.slow_slots"), a("ftrace_control.no_repeats"), a("ftrace_control.slots"),
             a("ftrace_control.sleep_time_off"), a("ftrace_control.graph_time_off"),
             {name: a(f"FTRACE_PROBE_{name}") for name in PROBE_COMMANDS}, a("FTRACE_SITE_PROFILE"),
-            a("FTRACE_SITE_DIRECT"))
+            a("FTRACE_SITE_DIRECT"), a("ftrace_control.func_ext"), a("ftrace_control.graph_ext"),
+            a("ftrace_control.pid_filtered_ext"), a("ftrace_control.stack_trace_ext"),
+            a("ftrace_control.no_repeats_ext"), a("ftrace_control.ext"), a("ftrace_ext_slot.func_sites"),
+            a("ftrace_ext_slot.graph_sites"), a("ftrace_ext_slot.pids"), a("ftrace_ext_slot.repeats"))
 
     def slot_state(self, slot: int) -> int:
-        """A slot's struct ftrace_slot_state's offset in ftrace_control."""
+        """A slot of word 0's struct ftrace_slot_state's offset in ftrace_control."""
         return self.control_slots + slot * self.slot_state_size
+
+    def words(self, slots: int) -> list[int]:
+        """A set of slots as the guest keeps it: word 0, its slot_ext bit set when a slot past
+        it is in the set, then the extension words."""
+        ext = [slots >> 64 * i & _WORD for i in range(1, self.slots // 64)]
+        return [slots & _WORD & ~(1 << self.slot_ext) | any(ext) << self.slot_ext, *ext]
 
 
 class ProbeCounter:
@@ -163,7 +184,7 @@ class FtraceSites:
         self._control = kernel_virt_to_phys(image.abi_table("ftrace_control", lay.control_size).addr)
         self._probes_pa = kernel_virt_to_phys(image.abi_table("ftrace_probes", lay.probes_size).addr)
         repeats = image.lookup("ftrace_repeats")   # [TRACE_WORD_SLOTS][NR_CPUS] func-no-repeats states
-        self._repeats = None if repeats is None else (kernel_virt_to_phys(repeats.addr), repeats.size // lay.slots)
+        self._repeats = None if repeats is None else (kernel_virt_to_phys(repeats.addr), repeats.size // lay.word_slots)
         self._stack_pa = kernel_virt_to_phys(image.abi_table("stack_tracer").addr)
         self._stack_fields = {name: image.abi_value(f"stack_tracer.{name}")
                               for name in ("seq", "max_size", "nr_entries", "dump", "index")}
@@ -205,6 +226,8 @@ class FtraceSites:
         # /proc/sys/kernel/ftrace_enabled: 0 keeps every site a nop, whatever wants it
         self._calls_enabled = True
         self._sites: list[SiteState] = [_OFF] * len(addrs)
+        # the slots past word 0 whose site bitmaps the guest has: slot -> (function's, graph's)
+        self._ext_written: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
         self._max_graph_depth = 0
         self._pids: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         # slots whose pid lists the host changed: the others' the guest may have changed itself
@@ -301,8 +324,10 @@ class FtraceSites:
         def read(mem: GuestRam) -> tuple[frozenset[int] | None, frozenset[int] | None]:
             lists: list[frozenset[int] | None] = []
             lay = self.layout
+            st = self._slot_state(mem, slot)
+            if st is None:
+                return None, None
             for offset, count in ((lay.slot_pids, lay.slot_nr_pids), (lay.slot_notrace_pids, lay.slot_nr_notrace_pids)):
-                st = self._control + lay.slot_state(slot)
                 nr = min(struct.unpack_from("<I", mem.buf, st + count)[0], lay.pids_max)
                 pids = struct.unpack_from(f"<{nr}i", mem.buf, st + offset)
                 lists.append(frozenset(p for p in pids if p >= 0) if nr else None)
@@ -335,8 +360,12 @@ class FtraceSites:
         base, size = self._repeats
 
         def clear() -> None:
-            if self._mem is not None:
+            if self._mem is None:
+                return
+            if slot < self.layout.word_slots:
                 self._mem.write(base + slot * size, bytes(size))
+            elif (ext := self._ext_state(self._mem, slot)) is not None:
+                self._mem.write(ext + self.layout.ext_repeats, bytes(size))
 
         with self._lock:
             self._machine.guest_op(clear)
@@ -480,8 +509,8 @@ class FtraceSites:
             raise OSError(errno.ENOMEM, "too many function probes")
         for probe in probes:
             self._index[probe.function]  # KeyError: not a traceable function
-            if not 0 <= probe.slot < self.layout.probe_slots:
-                raise ValueError(f"slot {probe.slot} out of range 0..{self.layout.probe_slots - 1}")
+            if not 0 <= probe.slot < self.layout.slots:
+                raise ValueError(f"slot {probe.slot} out of range 0..{self.layout.slots - 1}")
         with self._lock:
             order = sorted(range(len(probes)), key=lambda k: (self._index[probes[k].function], k))
             self._write_probes([probes[k] for k in order])
@@ -524,6 +553,9 @@ class FtraceSites:
                 return out
             s = self._sites
             users = [0] * len(self.functions)
+            for idx in self._function.values():   # each slot's function tracer is an ftrace_ops
+                for i in idx:
+                    users[i] += 1
             for probe in self._probes:  # each probe is an ftrace_ops of its own
                 users[self._index[probe.function]] += 1
             for i in self._stack_sites:  # so is the stack tracer's
@@ -535,7 +567,7 @@ class FtraceSites:
             for i, name in enumerate(self.functions):
                 fn, graph, _, kprobe = s[i]
                 if fn | graph | kprobe or users[i]:
-                    refs = bin(fn).count("1") + bool(graph) + bool(kprobe) + users[i]
+                    refs = bool(graph) + bool(kprobe) + users[i]
                     # kprobe's ftrace_ops saves regs (R), so does a direct call's (D); none modifies ip (I)
                     direct = i in self._direct
                     out.append((name, refs, (" R" if kprobe or direct else "  ") + "  " + (" D" if direct else "  ")))
@@ -545,12 +577,14 @@ class FtraceSites:
     def _compute(self) -> list[SiteState]:
         n = len(self._sites)
         fn, graph, flags, kprobe = [0] * n, [0] * n, [0] * n, [0] * n
+        # a slot past word 0: the summary bit (its own bit is in its ftrace_ext_slot's bitmaps)
+        word = self.layout.word_slots
         for slot, idx in self._function.items():
             for i in idx:
-                fn[i] |= 1 << slot
+                fn[i] |= 1 << (slot if slot < word else self.layout.slot_ext)
         for slot, idx in self._graph.items():
             for i in idx:
-                graph[i] |= 1 << slot
+                graph[i] |= 1 << (slot if slot < word else self.layout.slot_ext)
         for i in self._graph_functions:
             flags[i] |= self.layout.graph_function
         for i in self._graph_notrace:
@@ -582,7 +616,10 @@ class FtraceSites:
         to another trampoline), with the extra patches in the same batch."""
         new, old = self._compute(), self._sites
         changed = [i for i in range(len(self._addrs)) if new[i] != old[i]]
-        if not changed and not extra and bool(self._graph_functions) == self._written_filtered:
+        ext = {slot: (self._function.get(slot, frozenset()), self._graph.get(slot, frozenset()))
+               for slot in self._function.keys() | self._graph.keys() if slot >= self.layout.word_slots}
+        ext_changed = ext != self._ext_written
+        if not changed and not extra and not ext_changed and bool(self._graph_functions) == self._written_filtered:
             return
         patches = list(extra or ())
         moved = {i for i in self._direct.keys() | self._patched_direct.keys()
@@ -594,9 +631,15 @@ class FtraceSites:
         self._sites = new
         mem = self._mem
         if mem is None:
-            return  # written at attach
-        # state first: a site that starts calling a trampoline finds its state there
-        self._machine.guest_op(lambda: self._write_sites(mem, changed))
+            return  # written at attach (no slot past word 0 has its state then)
+
+        def write() -> None:
+            if ext_changed:
+                self._write_ext_sites(mem, ext)
+            self._write_sites(mem, changed)
+        # state first: a site that starts calling a trampoline finds its state there (the
+        # slots past word 0's before the sites' summary bits)
+        self._machine.guest_op(write)
         self._patch(patches)
 
     def _patch(self, patches: list[tuple[int, bytes]]) -> None:
@@ -664,6 +707,41 @@ class FtraceSites:
         self._written_filtered = bool(self._graph_functions)
         struct.pack_into("<I", buf, self._control + self.layout.control_graph_filtered, int(self._written_filtered))
 
+    def _write_ext_sites(self, mem: GuestRam, ext: dict[int, tuple[frozenset[int], frozenset[int]]]) -> None:
+        """The slots past word 0: each one's site bitmaps (struct ftrace_ext_slot; a slot
+        without state, none to write), then ftrace_control's words of those with sites."""
+        buf, lay = mem.buf, self.layout
+        nbits = lay.max_sites // 64
+        for slot in ext.keys() | self._ext_written.keys():
+            funcs, graphs = ext.get(slot, (frozenset(), frozenset()))
+            if self._ext_written.get(slot) == (funcs, graphs):
+                continue
+            st = self._ext_state(mem, slot)
+            if st is None:
+                continue
+            for offset, sites in ((lay.ext_func_sites, funcs), (lay.ext_graph_sites, graphs)):
+                bits = sum(1 << i for i in sites)
+                struct.pack_into(f"<{nbits}Q", buf, st + offset, *(bits >> 64 * w & _WORD for w in range(nbits)))
+        self._ext_written = ext
+        for offset, slots in ((lay.control_func_ext, [s for s, (f, _) in ext.items() if f]),
+                              (lay.control_graph_ext, [s for s, (_, g) in ext.items() if g])):
+            words = lay.words(sum(1 << s for s in slots))[1:]
+            struct.pack_into(f"<{len(words)}Q", buf, self._control + offset, *words)
+
+    def _ext_state(self, mem: GuestRam, slot: int) -> int | None:
+        """The physical address of slot's struct ftrace_ext_slot (a slot past word 0); None:
+        the slot has none (no instance has it)."""
+        ptr = struct.unpack_from("<Q", mem.buf, self._control + self.layout.control_ext + 8 * slot)[0]
+        return kernel_virt_to_phys(ptr) if ptr else None
+
+    def _slot_state(self, mem: GuestRam, slot: int) -> int | None:
+        """The physical address of slot's struct ftrace_slot_state (its pid lists); None: a
+        slot past word 0 without state."""
+        if slot < self.layout.word_slots:
+            return self._control + self.layout.slot_state(slot)
+        ext = self._ext_state(mem, slot)
+        return None if ext is None else ext + self.layout.ext_pids
+
     def _write_probes(self, probes: list[FunctionProbe]) -> None:
         """Take the guest's counts back, then write the new table, with every CPU stopped
         (a count decremented in between would be lost)."""
@@ -723,7 +801,9 @@ class FtraceSites:
         filtered = 0
         for slot in range(lay.slots):
             pids, notrace = self._pids.get(slot, ((), ()))
-            st = base + lay.slot_state(slot)
+            st = self._slot_state(self._mem, slot) if slot != lay.slot_ext else None
+            if st is None:
+                continue
             if slot in self._pids_dirty:
                 # lists before their lengths: the guest reads a length, then that many entries
                 struct.pack_into(f"<{len(pids)}i", buf, st + lay.slot_pids, *pids)
@@ -732,14 +812,18 @@ class FtraceSites:
                 struct.pack_into("<I", buf, st + lay.slot_nr_notrace_pids, len(notrace))
             if pids or notrace:
                 filtered |= 1 << slot
-        struct.pack_into("<Q", buf, base + lay.control_pid_filtered, filtered)
         self._pids_dirty.clear()
         stack = sum(1 << slot for slot, on in enumerate(self._stack_trace) if on)
-        struct.pack_into("<Q", buf, base + lay.control_stack_trace, stack)
         repeats = sum(1 << slot for slot, on in enumerate(self._no_repeats) if on)
-        struct.pack_into("<Q", buf, base + lay.control_no_repeats, repeats)
-        # the dispatcher's fast path records none of these slots' events
-        struct.pack_into("<Q", buf, base + lay.control_slow_slots, filtered | stack | repeats)
+        for offset, ext, slots in ((lay.control_pid_filtered, lay.control_pid_filtered_ext, filtered),
+                                   (lay.control_stack_trace, lay.control_stack_trace_ext, stack),
+                                   (lay.control_no_repeats, lay.control_no_repeats_ext, repeats)):
+            words = lay.words(slots)   # the extension words first: word 0's summary bit says they are there
+            struct.pack_into(f"<{len(words) - 1}Q", buf, base + ext, *words[1:])
+            struct.pack_into("<Q", buf, base + offset, words[0])
+        # the dispatcher's fast path records none of these slots' events (the summary bit: a
+        # site that slots past word 0 trace goes to the slow path while any of them has these)
+        struct.pack_into("<Q", buf, base + lay.control_slow_slots, lay.words(filtered | stack | repeats)[0])
 
     # ---- helpers ----
     def _indexes(self, names: frozenset[str]) -> frozenset[int]:
@@ -753,8 +837,8 @@ class FtraceSites:
             table[slot] = sites
 
     def _check_slot(self, slot: int) -> None:
-        if not 0 <= slot < self.layout.slots:
-            raise ValueError(f"slot {slot} out of range 0..{self.layout.slots - 1}")
+        if not 0 <= slot < self.layout.slots or slot == self.layout.slot_ext:
+            raise ValueError(f"slot {slot} out of range 0..{self.layout.slots - 1} (or word 0's summary bit)")
 
 
 _INT_MIN, _INT_MAX = -2**31, 2**31 - 1

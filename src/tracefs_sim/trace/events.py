@@ -171,7 +171,11 @@ class TraceEvent:
         return b"type: %d\n" % self.id
 
     def format_text(self) -> str:
-        """The text of events/<system>/<event>/format."""
+        """The text of events/<system>/<event>/format (every trace array's: made once)."""
+        return self._format_text
+
+    @cached_property
+    def _format_text(self) -> str:
         lines = [f"name: {self.name}\n", f"ID: {self.id}\n", "format:\n"]
         lines += [_field_line(field) for field in COMMON_FIELDS]
         lines.append("\n")

@@ -4,15 +4,17 @@ made and frees when it is removed (allocate_trace_buffers()/free_trace_buffers()
 
 What bounds them: 6.1's bound is memory alone (its instance costs some 11.6 MB on a 2-CPU VM:
 its buffers at trace_buf_size per CPU and its events' directory tree; a 1 GiB VM makes 75
-and dies of OOM before 85).  Here two things do: the guest's memory (each instance's rings,
-TRACE_RING_PAGES pages per online CPU, from the emulated kernel's page allocator: ENOMEM
-when it has not them), and the guest's slots (GuestTracingOps.instance_slots, from the image:
-word 0 of the kernel's masks less the top level's slot 0 and the summary bit 63, so 62
-instances), a slot being a bit of the kernel's masks (event files, tracing_on,
-tracing_cpumask, options, pid lists, the function tracers' sites, probes, triggers).  The
-kernel's masks have extension words (TRACE_SLOTS 512), in which events record (by their pid
-lists, with their stack options' stacks) and event triggers and function probes act so far: instances get those slots once every mechanism does.  The host's own buffers (the ones readers see) fill as records come, so an idle
-instance costs the host little."""
+and dies of OOM before 85).  Here two things do: the guest's memory first (each instance's
+rings, TRACE_RING_PAGES pages per online CPU, some 530 KB an instance with 2 CPUs with its
+pid bitmaps and its function tracers' state, from the emulated kernel's page allocator:
+ENOMEM when it has not them; some 140 instances in 128 MB), and the guest's slots
+(GuestTracingOps.instance_slots, from the image: TRACE_SLOTS 512 of the kernel's masks less
+the top level's slot 0 and word 0's summary bit 63, so 510 instances, which 512 MB with 2
+CPUs holds), a slot being a bit of the kernel's masks (event files, tracing_on,
+tracing_cpumask, options, pid lists, the function tracers' sites, probes, triggers): word 0's
+slots first, then the extension words', whose writers take their slow paths.  The host's own
+buffers (the ones readers see) fill as records come, so an idle instance costs the host
+little (its trace array and its files: some 6,000 nodes)."""
 
 import errno
 import threading

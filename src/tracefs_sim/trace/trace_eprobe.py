@@ -119,10 +119,10 @@ class TraceEprobe:
 
     # ---- trace_probe.EventProbe ----
     def set_record_slots(self, slots: int) -> None:
-        """enable_eprobe()/disable_eprobe() in each slot that comes or goes (the bits above
-        those are the slots whose triggers its record runs)."""
+        """enable_eprobe()/disable_eprobe() in each slot that comes or goes (slots: its event's
+        file word, ProbeEvent.file_slots; the slots that have it enabled are its event's)."""
         ops = self.ops
-        enabled = _bits(slots & ((1 << ops.triggers.guest.shift) - 1))
+        enabled = _bits(self.event.slots)
         for slot in sorted(set(self._attached) - enabled):
             f, trigger = self._attached.pop(slot)
             ops.triggers.remove_probe(trigger)

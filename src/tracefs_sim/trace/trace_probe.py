@@ -104,8 +104,17 @@ class ProbeTraceEvent(TraceEvent):
 
     def set_enabled(self, guest: GuestTracingOps, slot: int, on: bool) -> None:
         assert self.probe is not None
-        self.probe.set_slot(slot, on)
-        guest.record_cmdlines(self, bool(self.probe.slots))
+        probe = self.probe
+        with probe.lock:
+            after = probe.slots | 1 << slot if on else probe.slots & ~(1 << slot)
+            # the slots past word 0 in its type's extension words (OSError ENOMEM: it has none)
+            word0 = guest.set_dyn_event_slots(self.id, after)
+            try:
+                probe.set_slot(slot, on, word0)
+            except BaseException:
+                guest.set_dyn_event_slots(self.id, probe.slots)
+                raise
+        guest.record_cmdlines(self, bool(probe.slots))
 
     def set_soft_disabled(self, guest: GuestTracingOps, slot: int, off: bool) -> None:
         """EVENT_FILE_FL_SOFT_DISABLED: in the guest, where the event's writers look at it and
@@ -135,6 +144,9 @@ class ProbeEvent:
         self.probes: list[EventProbe] = []
         # Bit s: trace-array slot s has the event enabled (armed for it).
         self.slots = 0
+        # ... as its records' writers take it (the guest's word 0: slots past it in its type's
+        # extension words, its bit 63 set while any is)
+        self.word0 = 0
         # EVENT_FILE_FL_TRIGGER_MODE: the guest's trigger bits (already shifted), set by the
         # trigger table.  (EVENT_FILE_FL_SOFT_DISABLED is the guest's: its writers take the
         # soft-disabled slots out, ProbeTraceEvent.set_soft_disabled.)
@@ -142,7 +154,7 @@ class ProbeEvent:
         # TP_FLAG_PROFILE: perf holds it (the kernel's tracepoint perf events of it, as one
         # user however many they are): armed for perf whether or not a slot has it enabled
         self.profile = False
-        self._lock = threading.Lock()
+        self.lock = threading.RLock()   # the event's state (and, held by set_enabled, the guest's words)
         self.trace_event = ProbeTraceEvent(event_id, ProbeEventDesc(group, name, tuple(fields), print_fmt),
                                            probe=self)
 
@@ -158,12 +170,12 @@ class ProbeEvent:
     @property
     def file_slots(self) -> int:
         """What its records' writers are given, as a tracepoint's trace_event_file.slots: the
-        slots that have it enabled (less those soft-disabled, in the guest), and above them
-        the slots whose triggers run."""
-        return self.slots | self.trigger_bits
+        slots that have it enabled (word 0 of them; less those soft-disabled, in the guest), and
+        above them the slots whose triggers run."""
+        return self.word0 | self.trigger_bits
 
     def set_trigger_bits(self, bits: int) -> None:
-        with self._lock:
+        with self.lock:
             if bits != self.trigger_bits:
                 self.trigger_bits = bits
                 self._write_slots()
@@ -172,13 +184,15 @@ class ProbeEvent:
         for probe in self.probes:
             probe.set_record_slots(self.file_slots)
 
-    def set_slot(self, slot: int, on: bool) -> None:
+    def set_slot(self, slot: int, on: bool, word0: int) -> None:
         """enable_trace_kprobe()/disable_trace_kprobe(): the first slot arms every probe of the
-        event, the last one disarms them."""
-        with self._lock:
-            before = self.slots
+        event, the last one disarms them.  word0: the slots' word 0 as the guest keeps them
+        (GuestTracingOps.set_dyn_event_slots())."""
+        with self.lock:
+            before, before_word0 = self.slots, self.word0
             after = before | (1 << slot) if on else before & ~(1 << slot)
             self.slots = after
+            self.word0 = word0
             try:
                 self._write_slots()  # what they record in
                 if after and not before and not self.profile:
@@ -186,7 +200,7 @@ class ProbeEvent:
                 elif before and not after and not self.profile:
                     self._disarm()
             except BaseException:
-                self.slots = before
+                self.slots, self.word0 = before, before_word0
                 self._write_slots()
                 raise
 
@@ -194,7 +208,7 @@ class ProbeEvent:
         """kprobe_register()'s TRACE_REG_PERF_REGISTER/UNREGISTER (enable_trace_kprobe(NULL)):
         perf's first event on it arms its probes unless a slot already has, its last one
         disarms them unless a slot still has it enabled.  OSError: nothing armed."""
-        with self._lock:
+        with self.lock:
             if on == self.profile:
                 return
             if not self.slots:
@@ -229,7 +243,7 @@ class ProbeEvent:
         if first:
             registry.add_dynamic(self.trace_event)
             return
-        with self._lock:
+        with self.lock:
             if not self.enabled:
                 return
             probe.set_record_slots(self.file_slots)

@@ -266,10 +266,12 @@ class SynthEvent:
         return "".join(parts)
 
     def set_slot(self, guest: GuestTracingOps, slot: int, on: bool) -> None:
-        before = self.slots
-        self.slots = before | (1 << slot) if on else before & ~(1 << slot)
+        after = self.slots | (1 << slot) if on else self.slots & ~(1 << slot)
+        # the slots past word 0 in its type's extension words (OSError ENOMEM: it has none)
+        word0 = guest.set_dyn_event_slots(self.id, after)
+        self.slots = after
         if self.guest_index is not None:
-            self.ops.guest.set_slots(self.guest_index, self.slots)
+            self.ops.guest.set_slots(self.guest_index, word0)
         guest.record_cmdlines(self, bool(self.slots))
 
 

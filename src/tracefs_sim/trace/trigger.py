@@ -169,7 +169,8 @@ class TriggerTable:
             events: dict[int, TraceEvent] = {}
             for array in self._arrays.values():
                 for event in array.triggered_events():
-                    bits[event.id] = bits.get(event.id, 0) | 1 << (self.guest.shift + array.slot)
+                    # a slot past word 0: the summary bit (the table's entries say which)
+                    bits[event.id] = bits.get(event.id, 0) | 1 << (self.guest.shift + min(array.slot, self.guest.slot_ext))
                     events[event.id] = event
             for event_id, event in {**self._own_bits, **events}.items():
                 event.set_trigger_bits(bits.get(event_id, 0))
