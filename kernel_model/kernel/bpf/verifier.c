@@ -94,6 +94,7 @@ struct bpf_verifier_env {
 	u32 max_ctx_offset;
 	bool allow_ptr_leaks, allow_uninit_stack, bpf_capable;
 	bool test_state_freq;
+	bool strict_alignment;	/* BPF_F_STRICT_ALIGNMENT: every access aligned */
 	int *insn_stack;	/* check_cfg */
 	u32 id_inst;		/* the last bpf_func_state.inst given */
 	/* the program's functions (add_subprog_and_kfunc: func#0 at insn 0, then each target of a
@@ -1597,17 +1598,41 @@ static int check_ptr_off_reg(struct bpf_verifier_env *env, const struct bpf_reg_
 	return 0;
 }
 
-static noinline int check_ptr_alignment(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, int off, int size)
+/* check_ptr_alignment(): stack accesses always aligned, as the spill tracking needs; any other
+ * one only when strict (an atomic's, strict_alignment_once: x86 has efficient unaligned access
+ * otherwise); a byte always is */
+static noinline int check_ptr_alignment(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, int off, int size,
+					bool strict_alignment_once)
 {
+	bool strict = env->strict_alignment || strict_alignment_once;
+	const char *pointer_desc = "";
 	struct tnum reg_off;
 
-	if (reg->type != PTR_TO_STACK || size == 1)
+	switch (reg->type) {
+	case PTR_TO_MAP_KEY:
+		pointer_desc = "key ";
+		break;
+	case PTR_TO_MAP_VALUE:
+		pointer_desc = "value ";
+		break;
+	case PTR_TO_CTX:
+		pointer_desc = "context ";
+		break;
+	case PTR_TO_STACK:
+		pointer_desc = "stack ";
+		strict = true;
+		break;
+	default:
+		break;
+	}
+	/* check_generic_ptr_alignment() */
+	if (!strict || size == 1)
 		return 0;
 	reg_off = tnum_add(reg->var_off, tnum_const(reg->off + off));
 	if (!tnum_is_const(tnum_and(reg_off, tnum_const(size - 1))) || (reg_off.value & (size - 1))) {
 		char tn_buf[48];
 		tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
-		verbose(env, "misaligned stack access off %s+%d+%d size %d\n", tn_buf, reg->off, off, size);
+		verbose(env, "misaligned %saccess off %s+%d+%d size %d\n", pointer_desc, tn_buf, reg->off, off, size);
 		return -EACCES;
 	}
 	return 0;
@@ -1677,7 +1702,8 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 	u32 reg_type = SCALAR_VALUE, btf_id = 0;
 	char tb[32];
 
-	err = check_ptr_alignment(env, reg, off, size);
+	/* an atomic's access strict, as check_atomic()'s strict_alignment_once */
+	err = check_ptr_alignment(env, reg, off, size, BPF_CLASS(insn->code) == BPF_STX && BPF_MODE(insn->code) == BPF_ATOMIC);
 	if (err)
 		return err;
 	off += reg->off;
@@ -3258,14 +3284,17 @@ static int check_subprogs(struct bpf_verifier_env *env)
 			goto next;
 		if (BPF_OP(code) == BPF_EXIT || BPF_OP(code) == BPF_CALL)
 			goto next;
-		off = i + insn[i].off + 1;
+		if (code == (BPF_JMP32 | BPF_JA))	/* gotol (6.1.192 has it): its offset in imm */
+			off = i + insn[i].imm + 1;
+		else
+			off = i + insn[i].off + 1;
 		if (off < subprog_start || off >= subprog_end) {
 			verbose(env, "jump out of range from insn %d to %d\n", i, off);
 			return -EINVAL;
 		}
 next:
 		if (i == subprog_end - 1) {
-			if (code != (BPF_JMP | BPF_EXIT) && code != (BPF_JMP | BPF_JA)) {
+			if (code != (BPF_JMP | BPF_EXIT) && code != (BPF_JMP32 | BPF_JA) && code != (BPF_JMP | BPF_JA)) {
 				verbose(env, "last insn is not an exit or jmp\n");
 				return -EINVAL;
 			}
@@ -3595,14 +3624,17 @@ static int visit_insn(int t, struct bpf_verifier_env *env, int *cur_stack)
 			ret = push_insn(t, t + insns[t].imm + 1, BRANCH, env, false, cur_stack);
 		}
 		return ret;
-	case BPF_JA:
+	case BPF_JA: {
+		int off = BPF_CLASS(insns[t].code) == BPF_JMP ? insns[t].off : insns[t].imm;
+
 		if (BPF_SRC(insns[t].code) != BPF_K)
 			return -EINVAL;
-		ret = push_insn(t, t + insns[t].off + 1, FALLTHROUGH, env, true, cur_stack);
+		ret = push_insn(t, t + off + 1, FALLTHROUGH, env, true, cur_stack);
 		if (ret)
 			return ret;
-		aux[t + insns[t].off + 1].prune_point = true;
+		aux[t + off + 1].prune_point = true;
 		return ret;
+	}
 	default:
 		aux[t].prune_point = true;
 		ret = push_insn(t, t + 1, FALLTHROUGH, env, true, cur_stack);
@@ -3670,11 +3702,13 @@ noinline bool bpf_opcode_in_insntable(u8 code)
 			return BPF_SRC(code) == BPF_K;
 		return op <= BPF_ARSH;
 	case BPF_JMP:
-		if (op == BPF_JA || op == BPF_CALL || op == BPF_EXIT || op == 0xf0 /* BPF_TAIL_CALL */)
+		if (op == BPF_JA || op == BPF_CALL || op == BPF_EXIT)	/* (not the internal tail call) */
 			return BPF_SRC(code) == BPF_K;
 		return op <= BPF_JSLE;
 	case BPF_JMP32:
-		return op != BPF_JA && op != BPF_CALL && op != BPF_EXIT && op <= BPF_JSLE;
+		if (op == BPF_JA)	/* gotol */
+			return BPF_SRC(code) == BPF_K;
+		return op != BPF_CALL && op != BPF_EXIT && op <= BPF_JSLE;
 	case BPF_LD:
 		if (BPF_MODE(code) == BPF_ABS || BPF_MODE(code) == BPF_IND)
 			return BPF_SIZE(code) != BPF_DW;
@@ -3965,12 +3999,13 @@ static int do_check(struct bpf_verifier_env *env)
 				if (err)
 					return err;
 			} else if (opcode == BPF_JA) {
-				if (BPF_SRC(insn->code) != BPF_K || insn->imm != 0 || insn->src_reg != BPF_REG_0 ||
-				    insn->dst_reg != BPF_REG_0 || class == BPF_JMP32) {
+				if (BPF_SRC(insn->code) != BPF_K || insn->src_reg != BPF_REG_0 ||
+				    insn->dst_reg != BPF_REG_0 || (class == BPF_JMP && insn->imm != 0) ||
+				    (class == BPF_JMP32 && insn->off != 0)) {
 					verbose(env, "BPF_JA uses reserved fields\n");
 					return -EINVAL;
 				}
-				env->insn_idx += insn->off + 1;
+				env->insn_idx += (class == BPF_JMP ? insn->off : insn->imm) + 1;
 				continue;
 			} else if (opcode == BPF_EXIT) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->imm != 0 || insn->src_reg != BPF_REG_0 ||
@@ -4205,7 +4240,10 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 		}
 		if ((cls != BPF_JMP && cls != BPF_JMP32) || op == BPF_CALL || op == BPF_EXIT)
 			continue;
-		new_prog->insnsi[at].off = (s32)aux[i + insn->off + 1].new_idx - (s32)at - 1;
+		if (insn->code == (BPF_JMP32 | BPF_JA))	/* gotol: imm the offset (bpf_adj_delta_to_off()) */
+			new_prog->insnsi[at].imm = (s32)aux[i + insn->imm + 1].new_idx - (s32)at - 1;
+		else
+			new_prog->insnsi[at].off = (s32)aux[i + insn->off + 1].new_idx - (s32)at - 1;
 	}
 	/* each source line from where its first instruction's patch now starts (bpf_adj_linfo()
 	 * for each patch 6.1 makes); each function where it now starts (adjust_btf_func()) */
@@ -4602,6 +4640,8 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 	env->allow_ptr_leaks = env->allow_uninit_stack = perfmon_capable();	/* bpf_allow_ptr_leaks() */
 	env->bpf_capable = capable(CAP_BPF) || capable(CAP_SYS_ADMIN);
 	env->test_state_freq = attr->prog_flags & BPF_F_TEST_STATE_FREQ;
+	/* x86 has efficient unaligned access: strict only when asked, and not with ANY_ALIGNMENT */
+	env->strict_alignment = (attr->prog_flags & BPF_F_STRICT_ALIGNMENT) && !(attr->prog_flags & BPF_F_ANY_ALIGNMENT);
 
 	bpf_prog_calc_tag(prog);
 	ret = add_subprog_and_kfunc(env);
