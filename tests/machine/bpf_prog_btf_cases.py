@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import struct
 
-from bpf_asm import (ADD, ALU64, DIV, DW, JEQ, JNE, MUL, R0, R1, R2, R3, R4, R6, R10, X, alu64_imm, alu64_reg, call,
+from bpf_asm import (ADD, ALU64, DIV, DW, JEQ, JNE, MUL, R0, R1, R2, R3, R4, R5, R6, R10, W, X, alu64_imm, alu64_reg, call,
                      call_pseudo, exit_, insn, ja, jmp_imm, ld_imm64, ldx, mov64_imm, mov64_reg, prog, st, stx)
 from bpf_btf_load_cases import FUNC, FUNC_PROTO, Strings, blob, capture, int_t, t
 
@@ -119,6 +119,47 @@ def loop_load(program: str, *opts: str, level: str = "1") -> list[str]:
     return ["btf", BTF3, "0", "load", RAW_TP, program, level, *opts]
 
 
+# bpf_for_each_map_elem (helper 164): map fd 4 (after the BTF), its callback (map, key, value,
+# ctx) the static function at 13; fp-8 the context
+FN_for_each_map_elem = 164
+
+
+def for_each_prog(cb: list[bytes], flags: int = 0, fd: int = 4) -> str:
+    """fp-8 = 0; r0 = bpf_for_each_map_elem(map fd, cb, fp-8, flags); r0 * 100 + fp-8"""
+    return prog(st(DW, R10, -8, 0), ld_imm64(R1, fd, 1), ld_imm64(R2, 9, PSEUDO_FUNC), mov64_reg(R3, R10),
+                alu64_imm(ADD, R3, -8), mov64_imm(R4, flags), call(FN_for_each_map_elem), ldx(DW, R1, R10, -8),
+                alu64_imm(MUL, R0, 100), alu64_reg(ADD, R0, R1), exit_(), *cb)
+
+
+# *ctx += *value + *key * 1000 (a u32 key); 0 (on), or 1 (stop) at the first
+CB_EACH_SUM = [ldx(DW, R0, R4, 0), ldx(DW, R5, R3, 0), alu64_reg(ADD, R0, R5), ldx(W, R5, R2, 0),
+               alu64_imm(MUL, R5, 1000), alu64_reg(ADD, R0, R5), stx(DW, R4, R0, 0), mov64_imm(R0, 0), exit_()]
+CB_EACH_STOP = CB_EACH_SUM[:-2] + [mov64_imm(R0, 1), exit_()]
+# *value += 1 (the map's own memory)
+CB_EACH_INC = [ldx(DW, R0, R3, 0), alu64_imm(ADD, R0, 1), stx(DW, R3, R0, 0), mov64_imm(R0, 0), exit_()]
+# the value looked up again by the key (R1 the map, R2 a key for its helpers), added to *ctx
+CB_EACH_LOOKUP = [mov64_reg(R6, R4), call(1), jmp_imm(JEQ, R0, 0, 4), ldx(DW, R0, R0, 0), ldx(DW, R1, R6, 0),
+                  alu64_reg(ADD, R1, R0), stx(DW, R6, R1, 0), mov64_imm(R0, 0), exit_()]
+FI_EACH = f"FI=8:2:{finfo((0, 3), (13, 4))}"
+U64 = lambda v: struct.pack("<Q", v).hex()  # noqa: E731
+U32 = lambda v: struct.pack("<I", v).hex()  # noqa: E731
+
+
+def for_each_load(map_args: list[str], program: str, *opts: str, cpus: list[str] = []) -> list[str]:
+    return [*cpus, "btf", BTF3, "0", "map", *map_args, "load", RAW_TP, program, "1", "B=3", FI_EACH, *opts]
+
+
+def filled(map_args: list[str], entries: dict[int, str]) -> list[str]:
+    return map_args + [a for k, v in entries.items() for a in ("upd", "4", U32(k), v)]
+
+
+ARRAY4 = filled(["2", "4", "8", "4"], {0: U64(1), 1: U64(20), 3: U64(300)})
+HASH3 = filled(["1", "4", "8", "8"], {7: U64(5), 9: U64(60), 12: U64(700)})
+PERCPU_ARRAY2 = filled(["6", "4", "8", "2"], {1: U64(40) + U64(40)})
+PERCPU_HASH2 = filled(["5", "4", "8", "4"], {3: U64(8) + U64(8), 4: U64(90) + U64(90)})
+LRU_HASH2 = filled(["9", "4", "8", "4"], {2: U64(11), 6: U64(22)})
+
+
 def cases() -> dict[str, list[str]]:
     c: dict[str, list[str]] = {
         # a program with its BTF: the log's source lines (level 2 keeps a passing path's log), the
@@ -187,6 +228,33 @@ def cases() -> dict[str, list[str]]:
         "loop_ctx_null": loop_load(prog(mov64_imm(R1, 5), ld_imm64(R2, 5, PSEUDO_FUNC), mov64_imm(R3, 0),
                                         mov64_imm(R4, 0), call(FN_loop), exit_(), *CB_SUM), "B=3",
                                    f"FI=8:2:{finfo((0, 3), (7, 4))}"),
+        # bpf_for_each_map_elem: each element (arrays all their indexes), the callback verified
+        # as a frame of its own (R1 the map, R2 the key, read only, R3 the value, R4 the
+        # context), the elements visited; a per-cpu map's value this cpu's
+        "for_each_array": for_each_load(ARRAY4, for_each_prog(CB_EACH_SUM), "run", "5"),
+        "for_each_hash": for_each_load(HASH3, for_each_prog(CB_EACH_SUM), "run", "5"),
+        "for_each_percpu_array": for_each_load(PERCPU_ARRAY2, for_each_prog(CB_EACH_SUM), "run", "5",
+                                               cpus=["cpus", "2"]),
+        "for_each_percpu_hash": for_each_load(PERCPU_HASH2, for_each_prog(CB_EACH_SUM), "run", "5",
+                                              cpus=["cpus", "2"]),
+        "for_each_lru_hash": for_each_load(LRU_HASH2, for_each_prog(CB_EACH_SUM), "run", "5"),
+        "for_each_empty_hash": for_each_load(["1", "4", "8", "8"], for_each_prog(CB_EACH_SUM), "run", "5"),
+        "for_each_stop": for_each_load(ARRAY4, for_each_prog(CB_EACH_STOP), "run", "5"),
+        "for_each_writes_values": for_each_load(HASH3, for_each_prog(CB_EACH_INC), "run", "5", "run", "5",
+                                                "get", "4", U32(9)),
+        "for_each_lookup_by_key": for_each_load(HASH3, for_each_prog(CB_EACH_LOOKUP), "run", "5"),
+        "for_each_flags": for_each_load(ARRAY4, for_each_prog(CB_EACH_SUM, flags=1), "run", "5"),
+        # what the callback may not do; maps it does not take
+        "for_each_write_key": for_each_load(ARRAY4, for_each_prog([st(W, R2, 0, 1), mov64_imm(R0, 0), exit_()])),
+        "for_each_key_bounds": for_each_load(ARRAY4, for_each_prog([ldx(W, R0, R2, 4), mov64_imm(R0, 0), exit_()])),
+        "for_each_value_bounds": for_each_load(ARRAY4, for_each_prog([ldx(DW, R0, R3, 8), mov64_imm(R0, 0), exit_()])),
+        "for_each_ret_2": for_each_load(ARRAY4, for_each_prog([mov64_imm(R0, 2), exit_()])),
+        "for_each_r5_uninit": for_each_load(ARRAY4, for_each_prog([mov64_reg(R0, R5), exit_()])),
+        "for_each_ringbuf": for_each_load(["27", "0", "0", "4096"], for_each_prog(CB_EACH_SUM)),
+        "for_each_not_a_map": ["btf", BTF3, "0", "load", RAW_TP, prog(
+            st(DW, R10, -8, 0), mov64_imm(R1, 0), mov64_imm(R1, 0), ld_imm64(R2, 9, PSEUDO_FUNC), mov64_reg(R3, R10),
+            alu64_imm(ADD, R3, -8), mov64_imm(R4, 0), call(FN_for_each_map_elem), ldx(DW, R1, R10, -8),
+            alu64_imm(MUL, R0, 100), alu64_reg(ADD, R0, R1), exit_(), *CB_EACH_SUM), "1", "B=3", FI_EACH],
         # the records given back: room for fewer, none, the wrong sizes
         "prog_btf_info_room": load("B=3", FI, LI, level="0") + pbtf(1, 2, 3) + pbtf(0, 0, 0) +
         pbtf(0, 0, 0, 0, 0, 0),

@@ -1721,6 +1721,16 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 		err = check_map_access(env, regno, off, size, false);
 		if (!err && t == BPF_READ && value_regno >= 0)
 			mark_reg_unknown(env, regs, value_regno);
+	} else if (reg->type == PTR_TO_MAP_KEY) {	/* a bpf_for_each_map_elem callback's key */
+		if (t == BPF_WRITE) {
+			verbose(env, "write to change key R%d not allowed\n", regno);
+			return -EACCES;
+		}
+		err = check_mem_region_access(env, regno, off, size, reg->map_ptr->key_size, false);
+		if (err)
+			return err;
+		if (value_regno >= 0)
+			mark_reg_unknown(env, regs, value_regno);
 	} else if (reg->type == PTR_TO_CTX) {
 		if (t == BPF_WRITE && value_regno >= 0 && is_pointer_value(env, value_regno)) {
 			verbose(env, "R%d leaks addr into ctx\n", value_regno);
@@ -2901,7 +2911,14 @@ static notrace void verbose_invalid_scalar(struct bpf_verifier_env *env, const s
 	verbose(env, " should have been in %s\n", tn_buf);
 }
 
-static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog, bool callback);
+typedef int (*set_callee_state_fn)(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+				   struct bpf_func_state *callee, int insn_idx);
+static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog,
+				      set_callee_state_fn set_callee_state_cb);
+static int set_loop_callback_state(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+				   struct bpf_func_state *callee, int insn_idx);
+static noinline int set_map_elem_callback_state(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+						struct bpf_func_state *callee, int insn_idx);
 
 /* clear_caller_saved_regs(): a call leaves R0-R5 unreadable until written (R0: what it returns) */
 static void clear_caller_saved_regs(struct bpf_verifier_env *env, struct bpf_reg_state *regs)
@@ -2942,9 +2959,6 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		if (err)
 			return err;
 	}
-	err = check_map_func_compatibility(env, meta.map_ptr, func_id);
-	if (err)
-		return err;
 	if (meta.release_regno) {
 		err = -EINVAL;
 		if (meta.ref_obj_id)
@@ -2957,10 +2971,11 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		}
 	}
 	if (func_id == BPF_FUNC_map_lookup_elem || func_id == BPF_FUNC_map_update_elem ||
-	    func_id == BPF_FUNC_map_delete_elem) {
+	    func_id == BPF_FUNC_map_delete_elem || func_id == BPF_FUNC_for_each_map_elem) {	/* (record_func_map()) */
 		struct bpf_insn_aux_data *aux = &env->insn_aux_data[*insn_idx_p];
 
-		if ((meta.map_ptr->map_flags & BPF_F_RDONLY_PROG) && func_id != BPF_FUNC_map_lookup_elem) {
+		if ((meta.map_ptr->map_flags & BPF_F_RDONLY_PROG) &&
+		    (func_id == BPF_FUNC_map_update_elem || func_id == BPF_FUNC_map_delete_elem)) {
 			verbose(env, "write into map forbidden\n");
 			return -EACCES;
 		}
@@ -2970,8 +2985,10 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 			aux->map_ptr = BPF_MAP_PTR_POISON;
 	}
 	regs = cur_regs(env);
-	if (func_id == BPF_FUNC_loop) {	/* the callback verified next, as if called once */
-		err = __check_func_call(env, insn_idx_p, meta.subprogno, true);
+	/* a callback verified next, as if called once */
+	if (func_id == BPF_FUNC_loop || func_id == BPF_FUNC_for_each_map_elem) {
+		err = __check_func_call(env, insn_idx_p, meta.subprogno,
+					func_id == BPF_FUNC_loop ? set_loop_callback_state : set_map_elem_callback_state);
 		if (err)
 			return err;
 	}
@@ -3010,6 +3027,10 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		regs[BPF_REG_0].id = ++env->id_gen;
 		break;
 	}
+	/* after the callback's frame, as 6.1: a map without a walk is "not allowed" first */
+	err = check_map_func_compatibility(env, meta.map_ptr, func_id);
+	if (err)
+		return err;
 	do_refine_retval_range(regs, fn->ret_type, func_id, &meta);
 	/* the stack helpers: a perf event's program gets its sample's chain (bpf_overflow_handler) */
 	if (func_id == BPF_FUNC_get_stackid || func_id == BPF_FUNC_get_stack)
@@ -3102,14 +3123,85 @@ static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
 /* ---- bpf-to-bpf calls: a frame for the callee, R1-R5 its arguments (6.1's __check_func_call,
  * prepare_func_exit) ---- */
 
-/* __check_func_call(): a frame for the callee, which is verified next; a callback (bpf_loop's,
- * callback set) gets its helper's arguments, as set_loop_callback_state(), and must return 0
- * or 1 */
-static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog, bool callback)
+typedef int (*set_callee_state_fn)(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+				   struct bpf_func_state *callee, int insn_idx);
+
+/* set_callee_state(): a bpf-to-bpf call's callee gets the caller's R1-R5 */
+static int set_callee_state(struct bpf_verifier_env *env, struct bpf_func_state *caller, struct bpf_func_state *callee,
+			    int insn_idx)
+{
+	int i;
+
+	for (i = BPF_REG_1; i <= BPF_REG_5; i++)
+		callee->regs[i] = caller->regs[i];
+	return 0;
+}
+
+/* set_loop_callback_state(): bpf_loop(nr_loops, callback_fn, callback_ctx, flags) calls
+ * callback_fn(index, callback_ctx), which returns 0 or 1 */
+static int set_loop_callback_state(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+				   struct bpf_func_state *callee, int insn_idx)
+{
+	__mark_reg_unknown(&callee->regs[BPF_REG_1]);
+	callee->regs[BPF_REG_1].type = SCALAR_VALUE;
+	callee->regs[BPF_REG_2] = caller->regs[BPF_REG_3];
+	__mark_reg_not_init(&callee->regs[BPF_REG_3]);
+	__mark_reg_not_init(&callee->regs[BPF_REG_4]);
+	__mark_reg_not_init(&callee->regs[BPF_REG_5]);
+	callee->in_callback_fn = true;
+	callee->callback_ret_range = tnum_range(0, 1);
+	return 0;
+}
+
+/* map_set_for_each_callback_args(): bpf_for_each_map_elem(map, callback_fn, callback_ctx, flags)
+ * calls callback_fn(map, key, value, callback_ctx): the key read only, the value the map's */
+static noinline int map_set_for_each_callback_args(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+						   struct bpf_func_state *callee)
+{
+	callee->regs[BPF_REG_1] = caller->regs[BPF_REG_1];
+	callee->regs[BPF_REG_2].type = PTR_TO_MAP_KEY;
+	__mark_reg_known_zero(&callee->regs[BPF_REG_2]);
+	callee->regs[BPF_REG_2].map_ptr = caller->regs[BPF_REG_1].map_ptr;
+	callee->regs[BPF_REG_3].type = PTR_TO_MAP_VALUE;
+	__mark_reg_known_zero(&callee->regs[BPF_REG_3]);
+	callee->regs[BPF_REG_3].map_ptr = caller->regs[BPF_REG_1].map_ptr;
+	callee->regs[BPF_REG_4] = caller->regs[BPF_REG_3];	/* a pointer to the stack, or NULL */
+	__mark_reg_not_init(&callee->regs[BPF_REG_5]);
+	return 0;
+}
+
+/* set_map_elem_callback_state(): the map of the call (one map: the same at every visit) must
+ * have a walk; the callback returns 0 or 1 */
+static noinline int set_map_elem_callback_state(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+						struct bpf_func_state *callee, int insn_idx)
+{
+	struct bpf_map *map = env->insn_aux_data[insn_idx].map_ptr;
+	int err;
+
+	if (map == BPF_MAP_PTR_POISON) {
+		verbose(env, "tail_call abusing map_ptr\n");
+		return -EINVAL;
+	}
+	if (!map->ops->map_for_each_callback) {
+		verbose(env, "callback function not allowed for map\n");
+		return -ENOTSUPP;
+	}
+	err = map_set_for_each_callback_args(env, caller, callee);
+	if (err)
+		return err;
+	callee->in_callback_fn = true;
+	callee->callback_ret_range = tnum_range(0, 1);
+	return 0;
+}
+
+/* __check_func_call(): a frame for the callee, which is verified next, its registers as
+ * set_callee_state_cb sets them (a callback's: its helper's arguments) */
+static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog,
+				      set_callee_state_fn set_callee_state_cb)
 {
 	struct bpf_verifier_state *state = env->cur_state;
 	struct bpf_func_state *caller, *callee;
-	int i;
+	int err;
 
 	if (state->curframe + 1 >= MAX_CALL_FRAMES) {
 		verbose(env, "the call stack of %d frames is too deep\n", state->curframe + 2);
@@ -3124,19 +3216,11 @@ static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_id
 	 * the caller's stack through pointers passed to it */
 	init_func_state(env, callee, *insn_idx, state->curframe + 1, subprog);
 	callee->callback_ret_range = tnum_range(0, 0);
-	if (callback) {
-		/* bpf_loop(nr_loops, callback_fn, callback_ctx, flags): callback_fn(index, ctx) */
-		__mark_reg_unknown(&callee->regs[BPF_REG_1]);
-		callee->regs[BPF_REG_1].type = SCALAR_VALUE;
-		callee->regs[BPF_REG_2] = caller->regs[BPF_REG_3];
-		__mark_reg_not_init(&callee->regs[BPF_REG_3]);
-		__mark_reg_not_init(&callee->regs[BPF_REG_4]);
-		__mark_reg_not_init(&callee->regs[BPF_REG_5]);
-		callee->in_callback_fn = true;
-		callee->callback_ret_range = tnum_range(0, 1);
-	} else {
-		for (i = BPF_REG_1; i <= BPF_REG_5; i++)	/* set_callee_state() */
-			callee->regs[i] = caller->regs[i];
+	err = set_callee_state_cb(env, caller, callee, *insn_idx);
+	if (err) {
+		kfree(callee);
+		state->frame[state->curframe + 1] = NULL;
+		return err;
 	}
 	clear_caller_saved_regs(env, caller->regs);
 	state->curframe++;
@@ -3159,7 +3243,7 @@ static noinline notrace int check_func_call(struct bpf_verifier_env *env, struct
 		verbose(env, "verifier bug. No program starts at insn %d\n", target_insn);
 		return -EFAULT;
 	}
-	return __check_func_call(env, insn_idx, subprog, false);
+	return __check_func_call(env, insn_idx, subprog, set_callee_state);
 }
 
 static noinline int prepare_func_exit(struct bpf_verifier_env *env, int *insn_idx)
@@ -4185,6 +4269,8 @@ static notrace int patch_program(struct bpf_verifier_env *env, u32 *new_len, str
 					direct = map->ops->map_update_elem;
 				else if (insn->imm == BPF_FUNC_map_delete_elem)
 					direct = map->ops->map_delete_elem;
+				else if (insn->imm == BPF_FUNC_for_each_map_elem)
+					direct = map->ops->map_for_each_callback;
 			}
 			if (cnt) {
 				/* map_gen_lookup's patch */
