@@ -33,6 +33,7 @@ struct btf_type;
 /* a program's function a helper calls (bpf_loop's, bpf_for_each_map_elem's callback): its
  * JITed image, called as C calls a helper */
 typedef u64 (*bpf_callback_t)(u64, u64, u64, u64, u64);
+#define BPF_MAX_LOOPS	(8 * 1024 * 1024)	/* bpf_loop's nr_loops */
 struct bpf_map_ops {
 	int (*map_alloc_check)(union bpf_attr *attr);
 	struct bpf_map *(*map_alloc)(union bpf_attr *attr);

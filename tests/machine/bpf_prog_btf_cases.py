@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import struct
 
-from bpf_asm import (ADD, ALU64, DIV, DW, JEQ, JNE, MUL, R0, R1, R2, R3, R4, R5, R6, R10, W, X, alu64_imm, alu64_reg, call,
+from bpf_asm import (ADD, ALU64, AND, B, DIV, DW, JEQ, JNE, MUL, R0, R1, R2, R3, R4, R5, R6, R10, W, X, alu64_imm, alu64_reg, call,
                      call_pseudo, exit_, insn, ja, jmp_imm, ld_imm64, ldx, mov64_imm, mov64_reg, prog, st, stx)
 from bpf_btf_load_cases import FUNC, FUNC_PROTO, Strings, blob, capture, int_t, t
 
@@ -113,6 +113,12 @@ FI3 = f"FI=8:2:{finfo((0, 3), (12, 4))}"
 # [5] FUNC twice (static), for the callback's own call
 BTF4 = blob(int_t(S3.off("int")) + t(0, FUNC_PROTO, size_type=1) + t(S3.off("sum"), FUNC, vlen=1, size_type=2) +
             t(S3.off("cb"), FUNC, vlen=0, size_type=2) + t(S3.off("sum"), FUNC, vlen=0, size_type=2), S3.data)
+
+
+def bytes_insns(hexprog: str) -> list[bytes]:
+    """a program's instructions again, each as bytes"""
+    raw = bytes.fromhex(hexprog)
+    return [raw[i:i + 8] for i in range(0, len(raw), 8)]
 
 
 def loop_load(program: str, *opts: str, level: str = "1") -> list[str]:
@@ -224,6 +230,19 @@ def cases() -> dict[str, list[str]]:
         "loop_no_btf": ["load", RAW_TP, loop_prog(CB_SUM), "1"],
         "loop_cb_calls": ["btf", BTF4, "0", "load", RAW_TP, loop_prog(CB_CALLS), "1", "B=3",
                           f"FI=8:3:{finfo((0, 3), (12, 4), (19, 5))}", "pjit", "4", "run", "4"],
+        # flags a known 0 and one callback: 6.1 inlines the loop (optimize_bpf_loop()), its
+        # xlated program the loop with R6-R8 spilled past the stack, the callback a bpf-to-bpf
+        # call; the stack 24 bytes deeper (level 4: the stats)
+        "loop_inlined": loop_load(loop_prog(CB_SUM), "B=3", FI3, level="4") + ["pxlated", "4", "run", "4"],
+        "loop_inlined_stop": loop_load(loop_prog(CB_STOP), "B=3", FI3, level="4") + ["run", "4"],
+        # a function's stack not a multiple of 8: the spills 8-aligned past it
+        "loop_inlined_odd_stack": loop_load(prog(st(B, R10, -11, 1), *bytes_insns(loop_prog(CB_SUM))), "B=3",
+                                            f"FI=8:2:{finfo((0, 3), (13, 4))}", level="4") + ["pxlated", "4", "run", "4"],
+        # flags not 0 on a path: the helper called
+        "loop_not_inlined": loop_load(prog(call(7), alu64_imm(AND, R0, 1), mov64_reg(R4, R0), st(DW, R10, -8, 0),
+                                           mov64_imm(R1, 5), ld_imm64(R2, 6, PSEUDO_FUNC), mov64_reg(R3, R10),
+                                           alu64_imm(ADD, R3, -8), call(FN_loop), ldx(DW, R0, R10, -8), exit_(),
+                                           *CB_SUM), "B=3", f"FI=8:2:{finfo((0, 3), (12, 4))}", level="4"),
         # the callback's context: what bpf_loop was given, here NULL
         "loop_ctx_null": loop_load(prog(mov64_imm(R1, 5), ld_imm64(R2, 5, PSEUDO_FUNC), mov64_imm(R3, 0),
                                         mov64_imm(R4, 0), call(FN_loop), exit_(), *CB_SUM), "B=3",

@@ -20,10 +20,11 @@ CASES = cases()
 BTF_ID = re.compile(r" btf_id [1-9]\d* ")
 # a map's address in the log (bpf_for_each_map_elem's cases) is the kernel's own
 ADDRESS = re.compile(r"0xffff[0-9a-f]{12}")
+VERIFICATION_TIME = re.compile(r"verification time \d+ usec")
 
 
 def normalize(text: str) -> str:
-    return ADDRESS.sub("ADDR", BTF_ID.sub(" btf_id N ", text))
+    return VERIFICATION_TIME.sub("verification time USEC", ADDRESS.sub("ADDR", BTF_ID.sub(" btf_id N ", text)))
 
 
 # Where this kernel knowingly differs from 6.1, and why: (case, the reference's text, ours).

@@ -4,8 +4,6 @@
  * interpreted program), called as C calls a helper. */
 #include "../../include/bpf.h"
 
-#define BPF_MAX_LOOPS	(8 * 1024 * 1024)
-
 /* bpf_loop(nr_loops, callback_fn, callback_ctx, flags): the calls made (the last one's index +
  * 1 where it returned 1); -EINVAL for flags, -E2BIG past BPF_MAX_LOOPS */
 BPF_CALL_x(bpf_loop)

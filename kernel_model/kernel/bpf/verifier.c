@@ -57,6 +57,12 @@ struct bpf_insn_aux_data {
 	u32 new_idx;		/* after do_misc_fixups: where the instruction's patch starts */
 	u32 ptr_type;		/* a load: the type of the pointer it reads through (every path's) */
 	u32 ctx_field_size;	/* a load from the context: the size of the field it reads */
+	/* a bpf_loop call: inlined when every path gives flags 0 and the same callback */
+	struct bpf_loop_inline_state {
+		bool initialized;
+		bool fit_for_inline;
+		u32 callback_subprogno;
+	} loop_inline_state;
 };
 
 #define BPF_MAP_PTR_POISON ((struct bpf_map *)0xeB9FUL)
@@ -2932,6 +2938,24 @@ static void clear_caller_saved_regs(struct bpf_verifier_env *env, struct bpf_reg
 	}
 }
 
+/* update_loop_inline_state(): a bpf_loop call stays fit for inlining while each path reaching it
+ * passes flags a known 0 (loop_flag_is_zero(): every scalar is precise here) and the same
+ * callback */
+static void update_loop_inline_state(struct bpf_verifier_env *env, struct bpf_insn_aux_data *aux, u32 subprogno)
+{
+	struct bpf_loop_inline_state *state = &aux->loop_inline_state;
+	bool flags_zero = register_is_null(&cur_regs(env)[BPF_REG_4]);
+
+	if (!state->initialized) {
+		state->initialized = true;
+		state->fit_for_inline = flags_zero;
+		state->callback_subprogno = subprogno;
+		return;
+	}
+	if (state->fit_for_inline)
+		state->fit_for_inline = flags_zero && state->callback_subprogno == subprogno;
+}
+
 static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
 {
 	const struct bpf_func_proto *fn = NULL;
@@ -2985,6 +3009,8 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 			aux->map_ptr = BPF_MAP_PTR_POISON;
 	}
 	regs = cur_regs(env);
+	if (func_id == BPF_FUNC_loop)
+		update_loop_inline_state(env, &env->insn_aux_data[*insn_idx_p], meta.subprogno);
 	/* a callback verified next, as if called once */
 	if (func_id == BPF_FUNC_loop || func_id == BPF_FUNC_for_each_map_elem) {
 		err = __check_func_call(env, insn_idx_p, meta.subprogno,
@@ -3063,6 +3089,16 @@ static int find_subprog(struct bpf_verifier_env *env, int off)
 			hi = mid;
 	}
 	return -ENOENT;
+}
+
+/* the function instruction off is in */
+static u32 find_containing_subprog(struct bpf_verifier_env *env, u32 off)
+{
+	u32 i = 0;
+
+	while (i + 1 < env->subprog_cnt && env->subprog_info[i + 1].start <= off)
+		i++;
+	return i;
 }
 
 static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
@@ -4165,7 +4201,7 @@ process_bpf_exit:
  * A division or modulo by a register gets 6.1's guard (x / 0 = 0, x % 0 = x), a lookup in one
  * array or hash map its inline form, every helper number its call offset.  Patches grow the
  * program; the jumps across them are moved (bpf_patch_insn_data). */
-#define MAX_PATCH 16
+#define MAX_PATCH 24	/* (an inlined bpf_loop: 20) */
 
 /*
  * convert_ctx_accesses() for one load from the context: the program type's instructions for the
@@ -4205,17 +4241,72 @@ static int convert_ctx_access(struct bpf_verifier_env *env, u32 i, struct bpf_in
 	return cnt;
 }
 
+/* the stack an inlined bpf_loop takes past its function's: R6-R8 spilled, 8-aligned */
+static u32 loop_inline_stack_extra(u16 stack_depth)
+{
+	return BPF_REG_SIZE * 3 + (ALIGN(stack_depth, 8) - stack_depth);
+}
+
+static bool is_bpf_loop_call(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == 0 && insn->imm == BPF_FUNC_loop;
+}
+
+/* inline_bpf_loop(): bpf_loop(nr_loops, callback, ctx, 0) as a loop in the program (bpf_iter.c's,
+ * in step with it), R6-R8 its variables, spilled at stack_base; its callback call (the 13th,
+ * a bpf-to-bpf call) aimed by do_misc_fixups(); the instructions in buf, their count */
+static noinline int inline_bpf_loop(s32 stack_base, struct bpf_insn *buf)
+{
+	s32 r6_offset = stack_base, r7_offset = stack_base + BPF_REG_SIZE, r8_offset = stack_base + 2 * BPF_REG_SIZE;
+	const struct bpf_insn insns[] = {
+		/* too many loops: -E2BIG, to the end */
+		{ .code = BPF_JMP | BPF_JLE | BPF_K, .dst_reg = BPF_REG_1, .off = 2, .imm = BPF_MAX_LOOPS },
+		{ .code = BPF_ALU | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = -E2BIG },
+		{ .code = BPF_JMP | BPF_JA, .off = 16 },
+		/* R6-R8 spilled, the loop's variables */
+		{ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_6, .off = r6_offset },
+		{ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_7, .off = r7_offset },
+		{ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_8, .off = r8_offset },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_6, .src_reg = BPF_REG_1 },	/* max */
+		{ .code = BPF_ALU | BPF_MOV | BPF_K, .dst_reg = BPF_REG_7 },				/* count */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_8, .src_reg = BPF_REG_3 },	/* ctx */
+		/* the header: done at max */
+		{ .code = BPF_JMP | BPF_JGE | BPF_X, .dst_reg = BPF_REG_7, .src_reg = BPF_REG_6, .off = 5 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_1, .src_reg = BPF_REG_7 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_8 },
+		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL },	/* BPF_CALL_REL(callback) */
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_7, .imm = 1 },
+		/* on while the callback returns 0 */
+		{ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .off = -6 },
+		/* the calls made; R6-R8 back */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_0, .src_reg = BPF_REG_7 },
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_6, .src_reg = BPF_REG_10, .off = r6_offset },
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_7, .src_reg = BPF_REG_10, .off = r7_offset },
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_8, .src_reg = BPF_REG_10, .off = r8_offset },
+	};
+
+	memcpy(buf, insns, sizeof(insns));
+	return ARRAY_SIZE(insns);
+}
+#define LOOP_INLINE_CALL 12	/* the callback's call in inline_bpf_loop()'s */
+
 static notrace int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_insn *out, bool count_only)
 {
 	struct bpf_prog *prog = env->prog;
-	u32 i, n = 0;
+	u32 i, n = 0, cur_subprog = 0;
 
 	for (i = 0; i < prog->len; i++) {
 		struct bpf_insn *insn = &prog->insnsi[i], buf[MAX_PATCH];
 		int cnt = 0;
 		u8 code = insn->code;
 
-		if (code == (BPF_ALU64 | BPF_MOD | BPF_X) || code == (BPF_ALU64 | BPF_DIV | BPF_X) ||
+		if (i == env->subprog_info[cur_subprog + 1].start)
+			cur_subprog++;
+		if (is_bpf_loop_call(insn) && env->insn_aux_data[i].loop_inline_state.fit_for_inline) {
+			u16 depth = env->subprog_info[cur_subprog].stack_depth;
+
+			cnt = inline_bpf_loop(-(s32)(depth + loop_inline_stack_extra(depth)), buf);	/* (optimize_bpf_loop()) */
+		} else if (code == (BPF_ALU64 | BPF_MOD | BPF_X) || code == (BPF_ALU64 | BPF_DIV | BPF_X) ||
 		    code == (BPF_ALU | BPF_MOD | BPF_X) || code == (BPF_ALU | BPF_DIV | BPF_X)) {
 			bool is64 = BPF_CLASS(code) == BPF_ALU64, isdiv = BPF_OP(code) == BPF_DIV;
 			u8 jcls = is64 ? BPF_JMP : BPF_JMP32;
@@ -4302,6 +4393,7 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 {
 	struct bpf_prog *prog = *progp, *new_prog;
 	struct bpf_insn_aux_data *aux = env->insn_aux_data;
+	bool inlined[BPF_MAX_SUBPROGS] = {};	/* a function with an inlined bpf_loop */
 	u32 new_len, i;
 	int err;
 
@@ -4324,6 +4416,14 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 			new_prog->insnsi[at].imm = (s32)aux[i + insn->imm + 1].new_idx - (s32)at - 1;
 			continue;
 		}
+		if (is_bpf_loop_call(insn) && aux[i].loop_inline_state.fit_for_inline) {	/* its callback's call */
+			u32 cb = env->subprog_info[aux[i].loop_inline_state.callback_subprogno].start;
+
+			new_prog->insnsi[at + LOOP_INLINE_CALL].imm =
+				(s32)aux[cb].new_idx - (s32)(at + LOOP_INLINE_CALL) - 1;
+			inlined[find_containing_subprog(env, i)] = true;
+			continue;
+		}
 		if ((cls != BPF_JMP && cls != BPF_JMP32) || op == BPF_CALL || op == BPF_EXIT)
 			continue;
 		if (insn->code == (BPF_JMP32 | BPF_JA))	/* gotol: imm the offset (bpf_adj_delta_to_off()) */
@@ -4337,8 +4437,11 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 		new_prog->linfo[i].insn_off = aux[new_prog->linfo[i].insn_off].new_idx;
 	for (i = 0; i < new_prog->func_info_cnt; i++)
 		new_prog->func_info[i].insn_off = aux[env->subprog_info[i].start].new_idx;
-	for (i = 0; i < env->subprog_cnt; i++)	/* (adjust_subprog_starts()) */
+	for (i = 0; i < env->subprog_cnt; i++) {	/* (adjust_subprog_starts()) */
 		env->subprog_info[i].start = aux[env->subprog_info[i].start].new_idx;
+		if (inlined[i])	/* the inlined loops' spill slots */
+			env->subprog_info[i].stack_depth += loop_inline_stack_extra(env->subprog_info[i].stack_depth);
+	}
 	env->subprog_info[env->subprog_cnt].start = new_len;
 	kfree(prog);
 	*progp = new_prog;
