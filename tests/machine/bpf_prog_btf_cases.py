@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import struct
 
-from bpf_asm import (ADD, ALU64, AND, B, DIV, DW, JEQ, JNE, MUL, R0, R1, R2, R3, R4, R5, R6, R10, W, X, alu64_imm, alu64_reg, call,
+from bpf_asm import (ADD, ALU64, AND, B, DIV, DW, JEQ, JNE, MUL, R0, R1, R2, R3, R4, R5, R6, R7, R10, W, X, alu64_imm, alu64_reg, call,
                      call_pseudo, exit_, insn, ja, jmp_imm, ld_imm64, ldx, mov64_imm, mov64_reg, prog, st, stx)
-from bpf_btf_load_cases import FUNC, FUNC_PROTO, Strings, blob, capture, int_t, t
+from bpf_btf_load_cases import FUNC, FUNC_PROTO, PTR, STRUCT, Strings, blob, capture, int_t, t, u32s
 
 KPROBE = "2"
 # the program's source: its file, its lines (as clang writes them: indented)
@@ -166,6 +166,42 @@ PERCPU_HASH2 = filled(["5", "4", "8", "4"], {3: U64(8) + U64(8), 4: U64(90) + U6
 LRU_HASH2 = filled(["9", "4", "8", "4"], {2: U64(11), 6: U64(22)})
 
 
+# global functions (BTF_FUNC_GLOBAL linkage): verified apart on their BTF prototype, each call
+# checked against it.  [1] int, [2] int (void), [3] FUNC handle (global), [4] struct
+# bpf_raw_tracepoint_args (the context), [5] its pointer, [6] int *, [7] int (int x, ctx *,
+# int *p), [8] FUNC g (global), [9] FUNC g (static), [10] void (int x), [11] FUNC gv (global),
+# [12] struct s (4 bytes), [13] void *, [14] int (void *p), [15] FUNC gp (global), [16] int (6
+# ints), [17] FUNC g6 (global), [18] int (struct s), [19] FUNC gs (global)
+SG = Strings("int", "handle", "bpf_raw_tracepoint_args", "x", "ctx", "p", "g", "gv", "s", "gp", "g6", "gs")
+GBTF = blob(int_t(SG.off("int")) + t(0, FUNC_PROTO, size_type=1) + t(SG.off("handle"), FUNC, vlen=1, size_type=2) +
+            t(SG.off("bpf_raw_tracepoint_args"), STRUCT, size_type=8) + t(0, PTR, size_type=4) + t(0, PTR, size_type=1) +
+            t(0, FUNC_PROTO, vlen=3, size_type=1) + u32s(SG.off("x"), 1, SG.off("ctx"), 5, SG.off("p"), 6) +
+            t(SG.off("g"), FUNC, vlen=1, size_type=7) + t(SG.off("g"), FUNC, vlen=0, size_type=7) +
+            t(0, FUNC_PROTO, vlen=1, size_type=0) + u32s(SG.off("x"), 1) + t(SG.off("gv"), FUNC, vlen=1, size_type=10) +
+            t(SG.off("s"), STRUCT, size_type=4) + t(0, PTR, size_type=0) +
+            t(0, FUNC_PROTO, vlen=1, size_type=1) + u32s(SG.off("p"), 13) + t(SG.off("gp"), FUNC, vlen=1, size_type=14) +
+            t(0, FUNC_PROTO, vlen=6, size_type=1) + u32s(*[a for _ in range(6) for a in (SG.off("x"), 1)]) +
+            t(SG.off("g6"), FUNC, vlen=1, size_type=16) +
+            t(0, FUNC_PROTO, vlen=1, size_type=1) + u32s(SG.off("x"), 12) + t(SG.off("gs"), FUNC, vlen=1, size_type=18),
+            SG.data)
+
+
+def global_prog(r1: bytes = mov64_imm(R1, 7), r2: bytes = mov64_reg(R2, R6),
+                r3: list[bytes] = [mov64_reg(R3, R10), alu64_imm(ADD, R3, -8)],
+                body: list[bytes] | None = None) -> str:
+    """fp-8 = 5; r0 = g(r1, r2, r3) (a call of the function at 8); g: x + (p ? *p : 0)"""
+    main = [mov64_reg(R6, R1), st(DW, R10, -8, 5), r1, r2, *r3]
+    main += [mov64_imm(R7, 0)] * (6 - len(main))
+    assert len(main) == 6
+    g = body if body is not None else [mov64_reg(R0, R1), jmp_imm(JEQ, R3, 0, 2), ldx(W, R4, R3, 0),
+                                       alu64_reg(ADD, R0, R4), exit_()]
+    return prog(*main, call_pseudo(1), exit_(), *g)
+
+
+def global_load(program: str, func_type: int = 8, level: str = "1") -> list[str]:
+    return ["btf", GBTF, "0", "load", RAW_TP, program, level, "B=3", f"FI=8:2:{finfo((0, 3), (8, func_type))}"]
+
+
 def cases() -> dict[str, list[str]]:
     c: dict[str, list[str]] = {
         # a program with its BTF: the log's source lines (level 2 keeps a passing path's log), the
@@ -274,6 +310,29 @@ def cases() -> dict[str, list[str]]:
             st(DW, R10, -8, 0), mov64_imm(R1, 0), mov64_imm(R1, 0), ld_imm64(R2, 9, PSEUDO_FUNC), mov64_reg(R3, R10),
             alu64_imm(ADD, R3, -8), mov64_imm(R4, 0), call(FN_for_each_map_elem), ldx(DW, R1, R10, -8),
             alu64_imm(MUL, R0, 100), alu64_reg(ADD, R0, R1), exit_(), *CB_EACH_SUM), "1", "B=3", FI_EACH],
+        # a global function: verified first, on its own (x a scalar, ctx the context, p NULL or
+        # 4 bytes); the call checked against its prototype, not followed (R0 a scalar)
+        "global_ok": global_load(global_prog()) + ["run", "4"],
+        "global_p_null": global_load(global_prog(r3=[mov64_imm(R3, 0)])) + ["run", "4"],
+        # the same function static: followed in the caller's path
+        "global_static": global_load(global_prog(), func_type=9) + ["run", "4"],
+        # calls that do not match the prototype
+        "global_arg_not_scalar": global_load(global_prog(r1=mov64_reg(R1, R10))),
+        "global_arg_not_ctx": global_load(global_prog(r2=mov64_reg(R2, R10))),
+        "global_arg_mem_too_small": global_load(global_prog(r3=[mov64_reg(R3, R10), alu64_imm(ADD, R3, -2)])),
+        "global_arg_mem_uninit": global_load(global_prog(r3=[mov64_reg(R3, R10), alu64_imm(ADD, R3, -16)])),
+        "global_arg_mem_scalar": global_load(global_prog(r3=[mov64_imm(R3, 8)])),
+        # the function's own faults: p used without a NULL check, past its 4 bytes, ctx moved
+        "global_no_null_check": global_load(global_prog(body=[ldx(W, R0, R3, 0), exit_()])),
+        "global_past_mem": global_load(global_prog(body=[jmp_imm(JEQ, R3, 0, 1), ldx(W, R0, R3, 2), mov64_imm(R0, 0),
+                                                         exit_()])),
+        "global_reads_r4": global_load(global_prog(body=[mov64_reg(R0, R4), exit_()])),
+        "global_returns_pointer": global_load(global_prog(body=[mov64_reg(R0, R10), exit_()])),
+        # prototypes 6.1 does not take for a global function
+        "global_void_return": global_load(global_prog(), func_type=11),
+        "global_void_pointer": global_load(global_prog(), func_type=15),
+        "global_six_args": global_load(global_prog(), func_type=17),
+        "global_struct_arg": global_load(global_prog(), func_type=19),
         # the records given back: room for fewer, none, the wrong sizes
         "prog_btf_info_room": load("B=3", FI, LI, level="0") + pbtf(1, 2, 3) + pbtf(0, 0, 0) +
         pbtf(0, 0, 0, 0, 0, 0),

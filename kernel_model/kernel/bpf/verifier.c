@@ -111,6 +111,7 @@ struct bpf_verifier_env {
 		u32 start;
 		u32 linfo_idx;
 		u16 stack_depth;
+		bool unreliable;	/* a call did not match its BTF prototype (func_info_aux's) */
 	} subprog_info[BPF_MAX_SUBPROGS + 1];
 	const struct bpf_line_info *prev_linfo;	/* the source line the log showed last */
 };
@@ -2134,10 +2135,12 @@ miss:
 }
 
 /* ---- conditional jumps: which way, and what each way tells ---- */
+/* reg_type_not_null(): pointers 6.1 knows are never NULL when compared with 0 (the socket
+ * pointers but for these there are none here); a stack or context pointer compared with 0 is
+ * followed both ways, as 6.1 does */
 static bool reg_type_not_null(u32 type)
 {
-	return type == PTR_TO_STACK || type == PTR_TO_MAP_VALUE || type == PTR_TO_CTX ||
-	       type == CONST_PTR_TO_MAP || type == PTR_TO_MAP_KEY;
+	return type == PTR_TO_MAP_VALUE || type == PTR_TO_MAP_KEY;
 }
 
 /* is_branch32_taken() / is_branch64_taken(): 1 taken, 0 not, -1 either, from the bounds */
@@ -2643,7 +2646,7 @@ static int check_helper_mem_access(struct bpf_verifier_env *env, int regno, int 
 		if (zero_size_allowed && access_size == 0 && register_is_null(reg))
 			return 0;
 		verbose(env, "R%d type=%s ", regno, reg_type_str(reg->type, tb));
-		verbose(env, "expected=%s\n", mem_names);
+		verbose(env, "expected=%s\n", reg_type_str(PTR_TO_STACK, tb));	/* (6.1 names the stack only) */
 		return -EACCES;
 	}
 }
@@ -3159,6 +3162,249 @@ static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
 /* ---- bpf-to-bpf calls: a frame for the callee, R1-R5 its arguments (6.1's __check_func_call,
  * prepare_func_exit) ---- */
 
+/* ---- global functions: a func_info of BTF_FUNC_GLOBAL linkage, verified apart on its BTF
+ * prototype, each call checked against it (6.1's btf.c: btf_prepare_func_args(),
+ * btf_check_func_arg_match(); here beside the verifier's state they read) ---- */
+#define MAX_BPF_FUNC_REG_ARGS 5
+
+static bool subprog_is_global(const struct bpf_verifier_env *env, int subprog)
+{
+	return env->prog->func_info &&
+	       btf_type_vlen(btf_type_by_id(env->prog->btf, env->prog->func_info[subprog].type_id)) == BTF_FUNC_GLOBAL;
+}
+
+/* the program's BTF type id past its modifiers (btf_type_skip_modifiers()); NULL: void */
+static notrace const struct btf_type *prog_btf_skip_modifiers(const struct btf *btf, u32 id)
+{
+	const struct btf_type *t = id ? btf_type_by_id(btf, id) : NULL;
+
+	while (t && btf_type_is_modifier(t))
+		t = t->type ? btf_type_by_id(btf, t->type) : NULL;
+	return t;
+}
+
+/* the bytes a pointer's target takes (btf_resolve_size()); -EINVAL: it has no size */
+static notrace long prog_btf_resolve_size(const struct btf *btf, const struct btf_type *t, u32 *size)
+{
+	u32 nelems = 1;
+
+	while (t && btf_kind(t) == BTF_KIND_ARRAY) {
+		const struct btf_array *array = (const struct btf_array *)(t + 1);
+
+		nelems *= array->nelems;
+		t = prog_btf_skip_modifiers(btf, array->type);
+	}
+	if (!t)
+		return -EINVAL;
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
+	case BTF_KIND_FLOAT:
+		*size = nelems * t->size;
+		return 0;
+	case BTF_KIND_PTR:
+		*size = nelems * sizeof(void *);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* btf_get_prog_ctx_type(): ptr points to the struct the program type's context is (by name) */
+static notrace bool btf_is_prog_ctx_type(const struct bpf_verifier_env *env, const struct btf_type *ptr)
+{
+	const struct btf_type *t = prog_btf_skip_modifiers(env->prog->btf, ptr->type);
+	const char *ctx_name;
+
+	if (!t || !__btf_type_is_struct(t))
+		return false;
+	switch (env->prog->type) {
+	case BPF_PROG_TYPE_SOCKET_FILTER:
+		ctx_name = "__sk_buff";
+		break;
+	case BPF_PROG_TYPE_KPROBE:	/* bpf_user_pt_regs_t, a typedef of it */
+		ctx_name = "pt_regs";
+		break;
+	case BPF_PROG_TYPE_PERF_EVENT:
+		ctx_name = "bpf_perf_event_data";
+		break;
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+		ctx_name = "bpf_raw_tracepoint_args";
+		break;
+	default:	/* a tracepoint's u64, tracing's void *: no struct */
+		return false;
+	}
+	return !strcmp(btf_name_by_offset(env->prog->btf, t->name_off), ctx_name);
+}
+
+/* check_mem_reg(): reg points to mem_size bytes a function may read and write, or is NULL */
+static int check_mem_reg(struct bpf_verifier_env *env, struct bpf_reg_state *reg, u32 regno, u32 mem_size)
+{
+	struct bpf_call_arg_meta wmeta = { .regno = -1 };
+	struct bpf_reg_state saved_reg = *reg;
+	int err;
+
+	if (register_is_null(reg))
+		return 0;
+	reg->type &= ~PTR_MAYBE_NULL;	/* (mark_ptr_not_null_reg()) */
+	err = check_helper_mem_access(env, regno, mem_size, true, NULL);
+	err = err ?: check_helper_mem_access(env, regno, mem_size, true, &wmeta);
+	*reg = saved_reg;
+	return err;
+}
+
+/* btf_check_func_arg_match(): the registers regs as the function's BTF prototype has its
+ * arguments: scalars, its context, (a global function's, at a call) memory of the size pointed
+ * to; -EINVAL and why in the log if not */
+static int btf_check_func_arg_match(struct bpf_verifier_env *env, int subprog, struct bpf_reg_state *regs,
+				    bool ptr_to_mem_ok, bool processing_call)
+{
+	const struct btf *btf = env->prog->btf;
+	u32 func_id = env->prog->func_info[subprog].type_id, i, nargs;
+	const struct btf_type *t = btf_type_by_id(btf, func_id), *ref_t;
+	const char *func_name = btf_name_by_offset(btf, t->name_off);
+	const struct btf_param *args;
+	int ret;
+
+	t = btf_type_by_id(btf, t->type);
+	if (!t || !btf_type_is_func_proto(t)) {
+		verbose(env, "Invalid BTF of func %s\n", func_name);
+		return -EFAULT;
+	}
+	args = (const struct btf_param *)(t + 1);
+	nargs = btf_type_vlen(t);
+	if (nargs > MAX_BPF_FUNC_REG_ARGS) {
+		verbose(env, "Function %s has %d > %d args\n", func_name, nargs, MAX_BPF_FUNC_REG_ARGS);
+		return -EINVAL;
+	}
+	for (i = 0; i < nargs; i++) {
+		u32 regno = i + 1, type_size;
+		struct bpf_reg_state *reg = &regs[regno];
+
+		t = prog_btf_skip_modifiers(btf, args[i].type);
+		if (t && (btf_type_is_int(t) || btf_is_any_enum(t))) {
+			if (reg->type == SCALAR_VALUE)
+				continue;
+			verbose(env, "R%d is not a scalar\n", regno);
+			return -EINVAL;
+		}
+		if (!t || !btf_type_is_ptr(t)) {
+			verbose(env, "Unrecognized arg#%d type %s\n", i, t ? btf_type_str(t) : "UNKNOWN");
+			return -EINVAL;
+		}
+		/* check_func_arg_reg_off(): an offset only into the stack, a map or memory */
+		switch (base_type(reg->type)) {
+		case PTR_TO_STACK: case PTR_TO_MAP_KEY: case PTR_TO_MAP_VALUE: case PTR_TO_MEM: case SCALAR_VALUE:
+			break;
+		default:
+			ret = check_ptr_off_reg(env, reg, regno);
+			if (ret < 0)
+				return ret;
+		}
+		ref_t = prog_btf_skip_modifiers(btf, t->type);
+		if (btf_is_prog_ctx_type(env, t)) {
+			if (reg->type != PTR_TO_CTX) {
+				verbose(env, "arg#%d expected pointer to ctx, but got %s\n", i, btf_type_str(t));
+				return -EINVAL;
+			}
+		} else if (ptr_to_mem_ok && processing_call) {
+			if (prog_btf_resolve_size(btf, ref_t, &type_size)) {
+				verbose(env, "arg#%d reference type('%s %s') size cannot be determined: %d\n", i,
+					ref_t ? btf_type_str(ref_t) : "UNKNOWN",
+					ref_t ? btf_name_by_offset(btf, ref_t->name_off) : "", -EINVAL);
+				return -EINVAL;
+			}
+			if (check_mem_reg(env, reg, regno, type_size))
+				return -EINVAL;
+		} else {
+			verbose(env, "reg type unsupported for arg#%d function %s#%d\n", i, func_name, func_id);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* btf_check_subprog_arg_match() (the main function's registers) and btf_check_subprog_call()
+ * (a call's): a mismatch makes the function unreliable, its BTF no longer trusted */
+static int btf_check_subprog_call(struct bpf_verifier_env *env, int subprog, struct bpf_reg_state *regs,
+				  bool processing_call)
+{
+	int err;
+
+	if (!env->prog->func_info)
+		return -EINVAL;
+	if (!env->prog->func_info[subprog].type_id)
+		return -EFAULT;
+	if (env->subprog_info[subprog].unreliable)
+		return -EINVAL;
+	err = btf_check_func_arg_match(env, subprog, regs, subprog_is_global(env, subprog), processing_call);
+	if (err)
+		env->subprog_info[subprog].unreliable = true;
+	return err;
+}
+
+/* btf_prepare_func_args(): a global function's arguments as its prototype has them: scalars,
+ * its context, memory of the size pointed to or NULL; the return a scalar */
+static noinline int btf_prepare_func_args(struct bpf_verifier_env *env, int subprog, struct bpf_reg_state *regs)
+{
+	const struct btf *btf = env->prog->btf;
+	const struct btf_type *t = btf_type_by_id(btf, env->prog->func_info[subprog].type_id);
+	const char *tname = btf_name_by_offset(btf, t->name_off);
+	const struct btf_param *args;
+	u32 i, nargs;
+
+	if (env->log.level & BPF_LOG_LEVEL)
+		verbose(env, "Validating %s() func#%d...\n", tname, subprog);
+	if (env->subprog_info[subprog].unreliable) {
+		verbose(env, "Verifier bug in function %s()\n", tname);
+		return -EFAULT;
+	}
+	t = btf_type_by_id(btf, t->type);
+	if (!t || !btf_type_is_func_proto(t)) {
+		verbose(env, "Invalid type of function %s()\n", tname);
+		return -EFAULT;
+	}
+	args = (const struct btf_param *)(t + 1);
+	nargs = btf_type_vlen(t);
+	if (nargs > MAX_BPF_FUNC_REG_ARGS) {
+		verbose(env, "Global function %s() with %d > %d args. Buggy compiler.\n", tname, nargs,
+			MAX_BPF_FUNC_REG_ARGS);
+		return -EINVAL;
+	}
+	t = prog_btf_skip_modifiers(btf, t->type);
+	if (!t || (!btf_type_is_int(t) && !btf_is_any_enum(t))) {
+		verbose(env, "Global function %s() doesn't return scalar. Only those are supported.\n", tname);
+		return -EINVAL;
+	}
+	for (i = 0; i < nargs; i++) {
+		struct bpf_reg_state *reg = &regs[i + 1];
+		const struct btf_type *ref_t;
+
+		t = prog_btf_skip_modifiers(btf, args[i].type);
+		if (t && (btf_type_is_int(t) || btf_is_any_enum(t))) {
+			reg->type = SCALAR_VALUE;
+			continue;
+		}
+		if (t && btf_type_is_ptr(t)) {
+			if (btf_is_prog_ctx_type(env, t)) {
+				reg->type = PTR_TO_CTX;
+				continue;
+			}
+			ref_t = prog_btf_skip_modifiers(btf, t->type);
+			if (prog_btf_resolve_size(btf, ref_t, &reg->mem_size)) {
+				verbose(env, "arg#%d reference type('%s %s') size cannot be determined: %d\n", i,
+					ref_t ? btf_type_str(ref_t) : "UNKNOWN",
+					ref_t ? btf_name_by_offset(btf, ref_t->name_off) : "", -EINVAL);
+				return -EINVAL;
+			}
+			reg->type = PTR_TO_MEM | PTR_MAYBE_NULL;
+			reg->id = ++env->id_gen;
+			continue;
+		}
+		verbose(env, "Arg#%d type %s in %s() is not supported yet.\n", i, t ? btf_type_str(t) : "UNKNOWN", tname);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 typedef int (*set_callee_state_fn)(struct bpf_verifier_env *env, struct bpf_func_state *caller,
 				   struct bpf_func_state *callee, int insn_idx);
 
@@ -3244,6 +3490,22 @@ static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_id
 		return -E2BIG;
 	}
 	caller = state->frame[state->curframe];
+	/* the arguments against the callee's prototype; a global callee, verified apart, is not
+	 * followed: its result a scalar */
+	err = btf_check_subprog_call(env, subprog, caller->regs, true);
+	if (err == -EFAULT)
+		return err;
+	if (subprog_is_global(env, subprog)) {
+		if (err) {
+			verbose(env, "Caller passes invalid args into func#%d\n", subprog);
+			return err;
+		}
+		if (env->log.level & BPF_LOG_LEVEL)
+			verbose(env, "Func#%d is global and valid. Skipping.\n", subprog);
+		clear_caller_saved_regs(env, caller->regs);
+		mark_reg_unknown(env, caller->regs, BPF_REG_0);
+		return 0;
+	}
 	callee = kzalloc(sizeof(*callee), GFP_KERNEL);
 	if (!callee)
 		return -ENOMEM;
@@ -3951,6 +4213,14 @@ static int check_return_code(struct bpf_verifier_env *env)
 	struct tnum range = tnum_const(0);
 	char tn_buf[48];
 
+	if (env->cur_state->frame[0]->subprogno) {	/* a global function's: any scalar */
+		if (reg->type != SCALAR_VALUE) {
+			verbose(env, "At subprogram exit the register R0 is not a scalar value (%s)\n",
+				reg_type_str(reg->type, tn_buf));
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (env->prog->type != BPF_PROG_TYPE_TRACING)
 		return 0;
 	if (reg->type != SCALAR_VALUE) {
@@ -4648,6 +4918,78 @@ static noinline notrace int fixup_call_args(struct bpf_verifier_env *env)
 	return 0;
 }
 
+static notrace void free_explored_states(struct bpf_verifier_env *env);
+
+/* do_check_common(): a path from the function's start in a state of its own: the main
+ * function's R1 its context, a global function's arguments from its prototype */
+static noinline int do_check_common(struct bpf_verifier_env *env, int subprog)
+{
+	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_reg_state *regs;
+	int ret, i;
+
+	free_verifier_state(state);	/* (the last pass's) */
+	state->frame[0] = kzalloc(sizeof(*state->frame[0]), GFP_KERNEL);
+	if (!state->frame[0])
+		return -ENOMEM;
+	state->curframe = 0;
+	state->parent = NULL;
+	state->branches = 1;
+	init_func_state(env, state->frame[0], BPF_MAIN_FUNC, 0, subprog);
+	env->prev_linfo = NULL;
+	env->insn_idx = env->subprog_info[subprog].start;
+	regs = state->frame[0]->regs;
+	if (subprog) {
+		mark_reg_not_init(env, regs, BPF_REG_1);
+		ret = btf_prepare_func_args(env, subprog, regs);
+		if (ret)
+			return ret;
+		for (i = BPF_REG_1; i <= BPF_REG_5; i++) {
+			if (regs[i].type == PTR_TO_CTX) {
+				mark_reg_known_zero(env, regs, i);
+			} else if (regs[i].type == SCALAR_VALUE) {
+				mark_reg_unknown(env, regs, i);
+			} else if (base_type(regs[i].type) == PTR_TO_MEM) {
+				u32 mem_size = regs[i].mem_size;
+
+				mark_reg_known_zero(env, regs, i);
+				regs[i].mem_size = mem_size;
+				regs[i].id = ++env->id_gen;
+			}
+		}
+	} else {
+		ret = btf_check_subprog_call(env, 0, regs, false);	/* (btf_check_subprog_arg_match()) */
+		if (ret == -EFAULT)
+			return ret;
+	}
+	ret = do_check(env);
+	free_stack(env);
+	if (!ret && !(env->log.level & BPF_LOG_LEVEL2))
+		bpf_vlog_reset(&env->log, 0);
+	free_explored_states(env);
+	return ret;
+}
+
+/* do_check_subprogs(): each global function verified on its own, before the main one */
+static int do_check_subprogs(struct bpf_verifier_env *env)
+{
+	u32 i;
+	int ret;
+
+	if (!env->prog->func_info)
+		return 0;
+	for (i = 1; i < env->subprog_cnt; i++) {
+		if (!subprog_is_global(env, i))
+			continue;
+		ret = do_check_common(env, i);
+		if (ret)
+			return ret;
+		if (env->log.level & BPF_LOG_LEVEL)
+			verbose(env, "Func#%d is safe for any args that match its prototype\n", i);
+	}
+	return 0;
+}
+
 static void print_verification_stats(struct bpf_verifier_env *env)
 {
 	if (env->log.level & BPF_LOG_STATS) {
@@ -4664,7 +5006,7 @@ static void print_verification_stats(struct bpf_verifier_env *env)
 		env->peak_states, env->longest_mark_read_walk);
 }
 
-static void free_explored_states(struct bpf_verifier_env *env)
+static notrace void free_explored_states(struct bpf_verifier_env *env)
 {
 	struct bpf_verifier_state_list *fl, *fn;
 	u32 i;
@@ -4674,6 +5016,7 @@ static void free_explored_states(struct bpf_verifier_env *env)
 		free_verifier_state(&fl->state);
 		kfree(fl);
 	}
+	env->free_list = NULL;
 	for (i = 0; i < env->prog->len; i++) {
 		struct bpf_verifier_state_list *sl = env->explored_states[i], *n;
 		for (; sl; sl = n) {
@@ -4681,6 +5024,7 @@ static void free_explored_states(struct bpf_verifier_env *env)
 			free_verifier_state(&sl->state);
 			kfree(sl);
 		}
+		env->explored_states[i] = NULL;	/* (free_states(): each pass its own) */
 	}
 }
 
@@ -4851,13 +5195,8 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 	ret = check_cfg(env);
 	if (ret < 0)
 		goto skip_full_check;
-	init_func_state(env, env->cur_state->frame[0], BPF_MAIN_FUNC, 0, 0);
-	env->cur_state->branches = 1;
-	env->prev_linfo = NULL;
-	ret = do_check(env);
-	free_stack(env);
-	if (!ret && !(env->log.level & BPF_LOG_LEVEL2))
-		bpf_vlog_reset(&env->log, 0);
+	ret = do_check_subprogs(env);
+	ret = ret ?: do_check_common(env, 0);	/* (do_check_main()) */
 skip_full_check:
 	if (ret == 0)
 		ret = check_max_stack_depth(env);
