@@ -142,6 +142,8 @@ CB_EACH_SUM = [ldx(DW, R0, R4, 0), ldx(DW, R5, R3, 0), alu64_reg(ADD, R0, R5), l
                alu64_imm(MUL, R5, 1000), alu64_reg(ADD, R0, R5), stx(DW, R4, R0, 0), mov64_imm(R0, 0), exit_()]
 CB_EACH_STOP = CB_EACH_SUM[:-2] + [mov64_imm(R0, 1), exit_()]
 # *value += 1 (the map's own memory)
+# each element deleted as it is visited (the map's own delete, R1 the map, R2 the key)
+CB_EACH_DELETE = [call(3), mov64_imm(R0, 0), exit_()]
 CB_EACH_INC = [ldx(DW, R0, R3, 0), alu64_imm(ADD, R0, 1), stx(DW, R3, R0, 0), mov64_imm(R0, 0), exit_()]
 # the value looked up again by the key (R1 the map, R2 a key for its helpers), added to *ctx
 CB_EACH_LOOKUP = [mov64_reg(R6, R4), call(1), jmp_imm(JEQ, R0, 0, 4), ldx(DW, R0, R0, 0), ldx(DW, R1, R6, 0),
@@ -297,6 +299,8 @@ def cases() -> dict[str, list[str]]:
         "for_each_stop": for_each_load(ARRAY4, for_each_prog(CB_EACH_STOP), "run", "5"),
         "for_each_writes_values": for_each_load(HASH3, for_each_prog(CB_EACH_INC), "run", "5", "run", "5",
                                                 "get", "4", U32(9)),
+        "for_each_deletes": for_each_load(HASH3, for_each_prog(CB_EACH_DELETE), "run", "5", "run", "5",
+                                          "next", "4", "-"),
         "for_each_lookup_by_key": for_each_load(HASH3, for_each_prog(CB_EACH_LOOKUP), "run", "5"),
         "for_each_flags": for_each_load(ARRAY4, for_each_prog(CB_EACH_SUM, flags=1), "run", "5"),
         # what the callback may not do; maps it does not take

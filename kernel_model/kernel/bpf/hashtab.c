@@ -667,10 +667,19 @@ static long htab_lru_map_delete_elem(struct bpf_map *map, void *key)
 	return 0;
 }
 
+static bool bucket_holds(struct htab_elem *head, struct htab_elem *l)
+{
+	for (; head; head = READ_ONCE(head->next))
+		if (head == l)
+			return true;
+	return false;
+}
+
 /* bpf_for_each_hash_elem(): each element, bucket by bucket, a per-cpu map's value this cpu's,
- * until the callback returns 1; the elements visited.  As 6.1 under RCU, no bucket lock held:
- * the callback may update or delete in the map (the next element is taken first, as a deleted
- * one's link is the free list's here) */
+ * until the callback returns 1; the elements visited.  As 6.1, no bucket lock held: the
+ * callback may update or delete in the map.  6.1's RCU keeps a deleted element readable;
+ * here one is freed (or its link the free list's) at once, so the walk goes on only from
+ * what the bucket still holds: the element's successor, or the one after it it had */
 static noinline long bpf_for_each_hash_elem(struct bpf_map *map, bpf_callback_t callback_fn, void *callback_ctx,
 					    u64 flags)
 {
@@ -682,7 +691,9 @@ static noinline long bpf_for_each_hash_elem(struct bpf_map *map, bpf_callback_t 
 	if (flags != 0)
 		return -EINVAL;
 	for (i = 0; i < htab->n_buckets; i++) {
-		for (l = READ_ONCE(htab->buckets[i].head); l; l = next) {
+		struct bucket *b = &htab->buckets[i];
+
+		for (l = READ_ONCE(b->head); l;) {
 			next = READ_ONCE(l->next);
 			val = elem_value(htab, l);
 			if (htab->percpu)
@@ -691,6 +702,10 @@ static noinline long bpf_for_each_hash_elem(struct bpf_map *map, bpf_callback_t 
 			/* return value: 0 - continue, 1 - stop and return */
 			if (callback_fn((u64)(long)map, (u64)(long)l->key, (u64)(long)val, (u64)(long)callback_ctx, 0))
 				return num_elems;
+			if (bucket_holds(READ_ONCE(b->head), l))
+				l = READ_ONCE(l->next);
+			else
+				l = bucket_holds(READ_ONCE(b->head), next) ? next : NULL;
 		}
 	}
 	return num_elems;

@@ -2059,6 +2059,15 @@ static bool states_maybe_looping(const struct bpf_verifier_state *old, const str
 	return true;
 }
 
+/* explored_state(): the list an instruction's checkpoints are in, shared as 6.1's hash of the
+ * instruction and the frame's call site shares it (its statistics count the list's) */
+static struct bpf_verifier_state_list **explored_state(struct bpf_verifier_env *env, int idx)
+{
+	struct bpf_verifier_state *cur = env->cur_state;
+
+	return &env->explored_states[((u32)idx ^ (u32)cur->frame[cur->curframe]->callsite) % env->prog->len];
+}
+
 static int is_state_visited(struct bpf_verifier_env *env, int insn_idx)
 {
 	struct bpf_verifier_state_list *new_sl, *sl, **pprev;
@@ -2072,10 +2081,12 @@ static int is_state_visited(struct bpf_verifier_env *env, int insn_idx)
 	if (env->jmps_processed - env->prev_jmps_processed >= 2 &&
 	    env->insn_processed - env->prev_insn_processed >= 8)
 		add_new_state = true;
-	pprev = &env->explored_states[insn_idx];
+	pprev = explored_state(env, insn_idx);
 	sl = *pprev;
 	while (sl) {
 		states_cnt++;
+		if (sl->state.insn_idx != (u32)insn_idx)
+			goto next;
 		if (sl->state.branches) {
 			if (states_maybe_looping(&sl->state, cur) && states_equal(env, &sl->state, cur)) {
 				verbose_linfo(env, insn_idx, "; ");
@@ -2102,6 +2113,7 @@ miss:
 			sl = *pprev;
 			continue;
 		}
+next:
 		pprev = &sl->next;
 		sl = *pprev;
 	}
@@ -2121,8 +2133,9 @@ miss:
 		return -ENOMEM;
 	}
 	new_sl->state.insn_idx = insn_idx;
-	new_sl->next = env->explored_states[insn_idx];
-	env->explored_states[insn_idx] = new_sl;
+	pprev = explored_state(env, insn_idx);
+	new_sl->next = *pprev;
+	*pprev = new_sl;
 	cur->parent = &new_sl->state;
 	/* writes from here on are not writes from the checkpoint's point of view */
 	for (j = 0; j <= cur->curframe; j++) {
