@@ -499,6 +499,13 @@ CASES: dict[str, list[str]] = {
     **CALL_CASES,
     **OPCODE_CASES,
     **GOTOL_CASES,
+    # a map value read 4 bytes at offset 2: x86 takes it unless BPF_F_STRICT_ALIGNMENT (1) asks,
+    # and BPF_F_ANY_ALIGNMENT (2) overrides that; the stack always strict
+    "strict_alignment": ["map", "2", "4", "8", "1"] + [
+        a for flags in ("0", "1", "3") for a in (
+            "load", "17", prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4), ld_map_fd(R1, 3),
+                               call(FN_map_lookup_elem), jmp_imm(JEQ, R0, 0, 1), ldx(W, R0, R0, 2), exit_()),
+            "1", f"P={flags}")] + ["load", "17", prog(st(DW, R10, -8, 0), ldx(W, R0, R10, -6), exit_()), "1"],
     "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
 }
 
