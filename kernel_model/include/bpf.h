@@ -31,6 +31,10 @@ struct file;
 struct poll_table_struct;
 struct btf;
 struct btf_type;
+/* a program's function a helper calls (bpf_loop's, bpf_for_each_map_elem's callback): its
+ * JITed image, called as C calls a helper */
+typedef u64 (*bpf_callback_t)(u64, u64, u64, u64, u64);
+#define BPF_MAX_LOOPS	(8 * 1024 * 1024)	/* bpf_loop's nr_loops */
 struct bpf_map_ops {
 	int (*map_alloc_check)(union bpf_attr *attr);
 	struct bpf_map *(*map_alloc)(union bpf_attr *attr);
@@ -63,6 +67,9 @@ struct bpf_map_ops {
 			     const struct btf_type *value_type);
 	/* poll of the map's fd: EPOLL* bits (6.1's map_poll) */
 	unsigned int (*map_poll)(struct bpf_map *map, struct file *filp, struct poll_table_struct *pts);
+	/* bpf_for_each_map_elem(): callback_fn(map, key, value, callback_ctx) on each element
+	 * until it returns 1; the elements visited */
+	long (*map_for_each_callback)(struct bpf_map *map, bpf_callback_t callback_fn, void *callback_ctx, u64 flags);
 };
 
 struct bpf_map {
@@ -149,7 +156,8 @@ extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_ele
 	bpf_ktime_get_coarse_ns_proto, bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto,
 	bpf_get_current_comm_proto, bpf_get_prandom_u32_proto;
 extern const struct bpf_func_proto bpf_ringbuf_output_proto, bpf_ringbuf_reserve_proto,
-	bpf_ringbuf_submit_proto, bpf_ringbuf_discard_proto, bpf_ringbuf_query_proto, bpf_loop_proto;
+	bpf_ringbuf_submit_proto, bpf_ringbuf_discard_proto, bpf_ringbuf_query_proto, bpf_loop_proto,
+	bpf_for_each_map_elem_proto;
 const struct bpf_func_proto *bpf_base_func_proto(int func_id);
 
 /* ---- programs ---- */

@@ -5,7 +5,7 @@
  *
  *   map TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES [FLAGS [NAME]]   -> map fd
  *   upd FD KEY VALUE [FLAGS]   get FD KEY   del FD KEY   next FD KEY|-
- *   load TYPE INSNS [LOG_LEVEL] [L=LICENSE] [A=ATTACH_TYPE:BTF_ID] [N=NAME] [F=BTF_FD:TYPE_ID]
+ *   load TYPE INSNS [LOG_LEVEL] [P=PROG_FLAGS] [L=LICENSE] [A=ATTACH_TYPE:BTF_ID] [N=NAME] [F=BTF_FD:TYPE_ID]
  *                                          (F=: the program's BTF, one func_info record at insn 0)
  *        [B=BTF_FD] [FI=REC_SIZE:CNT:HEX] [LI=REC_SIZE:CNT:HEX]
  *                                          (prog_btf_fd, func_info, line_info as given; then the
@@ -301,6 +301,8 @@ int main(int argc, char **argv)
 			i += 2;
 			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
 				attr.log_level = num(argv[i++]);
+			if (i < argc && argv[i][0] == 'P' && argv[i][1] == '=')
+				attr.prog_flags = num(argv[i++] + 2);
 			if (i < argc && argv[i][0] == 'L' && argv[i][1] == '=')
 				lic = argv[i++] + 2;
 			if (i < argc && argv[i][0] == 'A' && argv[i][1] == '=') {

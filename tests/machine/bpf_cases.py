@@ -176,6 +176,48 @@ CALL_CASES: dict[str, list[str]] = {
 }
 
 
+def opcode_prog(code: int, variant: str) -> str:
+    """one instruction of opcode code between a program's set-up and its exit: its other fields
+    all zero ("zero"); dst r2, src r3, imm 1, both set ("regs"); dst and src r10, off -8, the
+    slot written ("stack")"""
+    if variant == "zero":
+        return prog(mov64_imm(R0, 0), insn(code), exit_())
+    if variant == "regs":
+        return prog(mov64_imm(R0, 0), mov64_imm(R2, 1), mov64_imm(R3, 2), insn(code, R2, R3, 0, 1), exit_())
+    return prog(mov64_imm(R0, 0), st(DW, R10, -8, 0), insn(code, R10, R10, -8, 0), exit_())
+
+
+# the opcode space, eight opcodes a case (what a guest's argv holds), in three variants: what
+# 6.1's verifier takes and what it rejects (the interpreter's table, bpf_opcode_in_insntable(),
+# then each class's reserved fields and checks), its log at level 1
+OPCODE_CASES: dict[str, list[str]] = {
+    f"opcodes_{variant}_{first:02x}": [a for code in range(first, first + 8)
+                                       for a in ("load", "17", opcode_prog(code, variant), "1")]
+    for variant in ("zero", "regs", "stack") for first in range(0, 256, 8)}
+
+
+def gotol(imm: int, off: int = 0) -> bytes:
+    """BPF_JMP32 | BPF_JA: an unconditional jump by imm (6.1.192 has it: "gotol")"""
+    return insn(JMP32 | JA, 0, 0, off, imm)
+
+
+GOTOL_CASES: dict[str, list[str]] = {
+    # over one instruction, and a loop back by gotol (5 rounds): the log as 6.1 prints it
+    "gotol_run": ["load", "17", prog(mov64_imm(R0, 1), jmp_imm(JNE, R0, 1, 1), gotol(1), mov64_imm(R0, 2),
+                                     mov64_imm(R1, 0), alu64_imm(ADD, R1, 1), alu64_imm(ADD, R0, 10),
+                                     jmp_imm(JGE, R1, 5, 1), gotol(-4), exit_()), "1", "run", "3"],
+    # off is reserved; the target in the function; a function may end in one
+    "gotol_reserved_off": ["load", "17", prog(mov64_imm(R0, 1), gotol(0, 1), exit_()), "1"],
+    "gotol_out_of_range": ["load", "17", prog(mov64_imm(R0, 1), gotol(5), exit_()), "1",
+                           "load", "17", prog(mov64_imm(R0, 1), gotol(-3), exit_()), "1"],
+    "gotol_ends_function": ["load", "17", prog(call_pseudo(1), exit_(), mov64_imm(R0, 3), jmp_imm(JEQ, R0, 3, 1),
+                                               exit_(), gotol(-2)), "1", "run", "3"],
+    # as the xlated dump shows it: its imm moved over the patch of a division before it
+    "gotol_xlated": ["load", "17", prog(mov64_imm(R0, 6), mov64_imm(R1, 2), gotol(1), exit_(), alu64_reg(DIV, R0, R1),
+                                        gotol(-3)), "pxlated", "3", "run", "3"],
+}
+
+
 CASES: dict[str, list[str]] = {
     # maps
     "hash_crud": ["map", "1", "4", "8", "4", "upd", "3", K4, "2a00000000000000", "get", "3", K4,
@@ -455,6 +497,15 @@ CASES: dict[str, list[str]] = {
     **{f"ringbuf_{n}_held": ["map", "27", "0", "0", "4096", "load", "17", RB_HOLD(n), "run", "4",
                              "load", "17", RB_QUERY(0), "run", "5"] for n in (12, 48)},
     **CALL_CASES,
+    **OPCODE_CASES,
+    **GOTOL_CASES,
+    # a map value read 4 bytes at offset 2: x86 takes it unless BPF_F_STRICT_ALIGNMENT (1) asks,
+    # and BPF_F_ANY_ALIGNMENT (2) overrides that; the stack always strict
+    "strict_alignment": ["map", "2", "4", "8", "1"] + [
+        a for flags in ("0", "1", "3") for a in (
+            "load", "17", prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4), ld_map_fd(R1, 3),
+                               call(FN_map_lookup_elem), jmp_imm(JEQ, R0, 0, 1), ldx(W, R0, R0, 2), exit_()),
+            "1", f"P={flags}")] + ["load", "17", prog(st(DW, R10, -8, 0), ldx(W, R0, R10, -6), exit_()), "1"],
     "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
 }
 

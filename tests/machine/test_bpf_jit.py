@@ -329,6 +329,23 @@ def test_long_and_short_jumps_converge(machine, jit_enable):
     assert int(length) > 60 * 7
 
 
+def test_gotol_jited_as_interpreted(machine, jit_enable):
+    """BPF_JMP32 | BPF_JA (gotol, its offset in imm): to the next instruction, over code a short
+    jump reaches and over more (its long form), and back (a loop of 3 rounds): the registers the
+    interpreter leaves"""
+    filler = [insn(ALU64 | ADD | K, r % 8, imm=0x12345678 + r) for r in range(40)]   # 7 bytes each
+    body = [*init(1, 2, 3, 4, 5, 6, 7, 8, 0, 10)]
+    for n in (40, 5):
+        # (the filler reachable too, for the verifier: past the gotol were R0 > R1)
+        body += [insn(JMP | JGT | X, 0, 1, 1), insn(JMP32 | JA, imm=n), *filler[:n]]
+    body += [insn(JMP32 | JA, imm=0),
+             insn(ALU64 | ADD | K, 8, imm=1), insn(JMP | JGE | K, 8, 0, 1, 3), insn(JMP32 | JA, imm=-3),
+             insn(ALU64 | ADD | K, 9, imm=100)]
+    value, length = run_registers(machine, jit_enable, body)
+    assert regs_of(value) == [1, 2, 3, 4, 5, 6, 7, 8, 3, 110]
+    assert int(length) > 40 * 7
+
+
 def test_functions_are_jited_apart_and_listed(machine, jit_enable):
     """a program of two functions (bpf-to-bpf call): each JITed apart into an image of its own,
     the call to the callee's image; kallsyms lists the program's image under its name and the

@@ -244,6 +244,28 @@ noinline int array_map_check_btf(const struct bpf_map *map, const struct btf *bt
 	return 0;
 }
 
+/* bpf_for_each_array_elem(): each index in order, a per-cpu array's value this cpu's, until the
+ * callback returns 1; the elements visited */
+static noinline long bpf_for_each_array_elem(struct bpf_map *map, bpf_callback_t callback_fn, void *callback_ctx,
+					     u64 flags)
+{
+	bool is_percpu = map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	u32 i, key, num_elems = 0;
+	void *val;
+
+	if (flags != 0)
+		return -EINVAL;
+	for (i = 0; i < map->max_entries; i++) {
+		key = i;
+		val = is_percpu ? percpu_array_map_lookup_elem(map, &key) : array_elem(map, &key);
+		num_elems++;
+		/* return value: 0 - continue, 1 - stop and return */
+		if (callback_fn((u64)(long)map, (u64)(long)&key, (u64)(long)val, (u64)(long)callback_ctx, 0))
+			break;
+	}
+	return num_elems;
+}
+
 const struct bpf_map_ops array_map_ops = {
 	.map_gen_lookup = array_map_gen_lookup,
 	.map_alloc_check = array_map_alloc_check,
@@ -256,6 +278,7 @@ const struct bpf_map_ops array_map_ops = {
 	.map_direct_value_addr = array_map_direct_value_addr,
 	.map_direct_value_meta = array_map_direct_value_meta,
 	.map_check_btf = array_map_check_btf,
+	.map_for_each_callback = bpf_for_each_array_elem,
 };
 
 const struct bpf_map_ops percpu_array_map_ops = {
@@ -269,6 +292,7 @@ const struct bpf_map_ops percpu_array_map_ops = {
 	.map_lookup_percpu = percpu_array_lookup_all,
 	.map_update_percpu = percpu_array_update_all,
 	.map_check_btf = array_map_check_btf,
+	.map_for_each_callback = bpf_for_each_array_elem,
 };
 
 /* ---- BPF_MAP_TYPE_PERF_EVENT_ARRAY: a struct bpf_event_entry pointer per index ---- */

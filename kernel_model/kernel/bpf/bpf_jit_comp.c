@@ -970,10 +970,12 @@ emit_cond_jmp:
 			break;
 
 		case BPF_JMP | BPF_JA:
-			if (insn->off == -1)
+		case BPF_JMP32 | BPF_JA:	/* gotol: its offset in imm */
+			jmp_offset = BPF_CLASS(insn->code) == BPF_JMP ? insn->off : insn->imm;
+			if (jmp_offset == -1)
 				jmp_offset = -2;	/* to itself: always two bytes back */
 			else
-				jmp_offset = addrs[i + insn->off] - addrs[i];
+				jmp_offset = addrs[i + jmp_offset] - addrs[i];
 			if (!jmp_offset) {
 				/* to the next instruction: none, or the nops of the last pass's */
 				if (jmp_padding) {

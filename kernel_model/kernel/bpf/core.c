@@ -63,6 +63,7 @@ static u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 		[cls | BPF_JSET | BPF_X] = &&cls##_JSET_X, [cls | BPF_JSET | BPF_K] = &&cls##_JSET_K
 		JMP_OPS(BPF_JMP), JMP_OPS(BPF_JMP32),
 		[BPF_JMP | BPF_JA] = &&JMP_JA,
+		[BPF_JMP32 | BPF_JA] = &&JMP32_JA,
 		[BPF_JMP | BPF_CALL] = &&JMP_CALL,
 		[BPF_JMP | BPF_CALL_ARGS] = &&JMP_CALL_ARGS,
 		[BPF_JMP | BPF_EXIT] = &&JMP_EXIT,
@@ -194,6 +195,9 @@ STX_ATOMIC_##SZ: { \
 
 JMP_JA:
 	insn += insn->off;
+	CONT;
+JMP32_JA:	/* gotol: a 32-bit offset, in imm */
+	insn += insn->imm;
 	CONT;
 JMP_CALL:
 	regs[BPF_REG_0] = ((bpf_helper_fn)((char *)__bpf_call_base + insn->imm))(

@@ -113,7 +113,8 @@ void print_bpf_insn(struct bpf_verifier_log *log, const struct bpf_insn *insn, b
 			if (insn->src_reg == BPF_PSEUDO_CALL)
 				verbose("(%02x) call pc%s\n", insn->code, signed_off(o, insn->imm));
 			else
-				verbose("(%02x) call %s#%d\n", insn->code, func_id_name(insn->imm), insn->imm);
+				verbose("(%02x) call %s#%d\n", insn->code, insn->src_reg ? "unknown" : func_id_name(insn->imm),
+					insn->imm);	/* a helper's name only with src_reg 0 (__func_get_name()) */
 		} else if (insn->code == (BPF_JMP | BPF_JA)) {
 			verbose("(%02x) goto pc%s\n", insn->code, signed_off(o, insn->off));
 		} else if (insn->code == (BPF_JMP | BPF_EXIT)) {

@@ -667,6 +667,50 @@ static long htab_lru_map_delete_elem(struct bpf_map *map, void *key)
 	return 0;
 }
 
+static bool bucket_holds(struct htab_elem *head, struct htab_elem *l)
+{
+	for (; head; head = READ_ONCE(head->next))
+		if (head == l)
+			return true;
+	return false;
+}
+
+/* bpf_for_each_hash_elem(): each element, bucket by bucket, a per-cpu map's value this cpu's,
+ * until the callback returns 1; the elements visited.  As 6.1, no bucket lock held: the
+ * callback may update or delete in the map.  6.1's RCU keeps a deleted element readable;
+ * here one is freed (or its link the free list's) at once, so the walk goes on only from
+ * what the bucket still holds: the element's successor, or the one after it it had */
+static noinline long bpf_for_each_hash_elem(struct bpf_map *map, bpf_callback_t callback_fn, void *callback_ctx,
+					    u64 flags)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l, *next;
+	u32 i, num_elems = 0;
+	char *val;
+
+	if (flags != 0)
+		return -EINVAL;
+	for (i = 0; i < htab->n_buckets; i++) {
+		struct bucket *b = &htab->buckets[i];
+
+		for (l = READ_ONCE(b->head); l;) {
+			next = READ_ONCE(l->next);
+			val = elem_value(htab, l);
+			if (htab->percpu)
+				val += (u64)htab->value_stride * smp_processor_id();
+			num_elems++;
+			/* return value: 0 - continue, 1 - stop and return */
+			if (callback_fn((u64)(long)map, (u64)(long)l->key, (u64)(long)val, (u64)(long)callback_ctx, 0))
+				return num_elems;
+			if (bucket_holds(READ_ONCE(b->head), l))
+				l = READ_ONCE(l->next);
+			else
+				l = bucket_holds(READ_ONCE(b->head), next) ? next : NULL;
+		}
+	}
+	return num_elems;
+}
+
 const struct bpf_map_ops htab_map_ops = {
 	.map_gen_lookup = htab_map_gen_lookup,
 	.map_alloc_check = htab_map_alloc_check,
@@ -676,6 +720,7 @@ const struct bpf_map_ops htab_map_ops = {
 	.map_lookup_elem = htab_map_lookup_elem,
 	.map_update_elem = htab_map_update_elem,
 	.map_delete_elem = htab_map_delete_elem,
+	.map_for_each_callback = bpf_for_each_hash_elem,
 };
 
 const struct bpf_map_ops htab_percpu_map_ops = {
@@ -688,6 +733,7 @@ const struct bpf_map_ops htab_percpu_map_ops = {
 	.map_delete_elem = htab_map_delete_elem,
 	.map_lookup_percpu = htab_percpu_lookup_all,
 	.map_update_percpu = htab_percpu_update_all,
+	.map_for_each_callback = bpf_for_each_hash_elem,
 };
 
 const struct bpf_map_ops htab_lru_map_ops = {
@@ -700,6 +746,7 @@ const struct bpf_map_ops htab_lru_map_ops = {
 	.map_lookup_elem_sys_only = htab_lru_map_lookup_elem_sys,
 	.map_update_elem = htab_lru_map_update_elem,
 	.map_delete_elem = htab_lru_map_delete_elem,
+	.map_for_each_callback = bpf_for_each_hash_elem,
 };
 
 const struct bpf_map_ops htab_lru_percpu_map_ops = {
@@ -712,4 +759,5 @@ const struct bpf_map_ops htab_lru_percpu_map_ops = {
 	.map_delete_elem = htab_lru_map_delete_elem,
 	.map_lookup_percpu = htab_percpu_lookup_all,
 	.map_update_percpu = htab_lru_percpu_update_all,
+	.map_for_each_callback = bpf_for_each_hash_elem,
 };

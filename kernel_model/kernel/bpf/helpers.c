@@ -155,6 +155,8 @@ const struct bpf_func_proto *bpf_base_func_proto(int func_id)
 	switch (func_id) {
 	case BPF_FUNC_loop:
 		return &bpf_loop_proto;
+	case BPF_FUNC_for_each_map_elem:
+		return &bpf_for_each_map_elem_proto;
 	}
 	return NULL;
 }

@@ -57,6 +57,12 @@ struct bpf_insn_aux_data {
 	u32 new_idx;		/* after do_misc_fixups: where the instruction's patch starts */
 	u32 ptr_type;		/* a load: the type of the pointer it reads through (every path's) */
 	u32 ctx_field_size;	/* a load from the context: the size of the field it reads */
+	/* a bpf_loop call: inlined when every path gives flags 0 and the same callback */
+	struct bpf_loop_inline_state {
+		bool initialized;
+		bool fit_for_inline;
+		u32 callback_subprogno;
+	} loop_inline_state;
 };
 
 #define BPF_MAP_PTR_POISON ((struct bpf_map *)0xeB9FUL)
@@ -94,6 +100,7 @@ struct bpf_verifier_env {
 	u32 max_ctx_offset;
 	bool allow_ptr_leaks, allow_uninit_stack, bpf_capable;
 	bool test_state_freq;
+	bool strict_alignment;	/* BPF_F_STRICT_ALIGNMENT: every access aligned */
 	int *insn_stack;	/* check_cfg */
 	u32 id_inst;		/* the last bpf_func_state.inst given */
 	/* the program's functions (add_subprog_and_kfunc: func#0 at insn 0, then each target of a
@@ -104,6 +111,7 @@ struct bpf_verifier_env {
 		u32 start;
 		u32 linfo_idx;
 		u16 stack_depth;
+		bool unreliable;	/* a call did not match its BTF prototype (func_info_aux's) */
 	} subprog_info[BPF_MAX_SUBPROGS + 1];
 	const struct bpf_line_info *prev_linfo;	/* the source line the log showed last */
 };
@@ -1597,17 +1605,41 @@ static int check_ptr_off_reg(struct bpf_verifier_env *env, const struct bpf_reg_
 	return 0;
 }
 
-static noinline int check_ptr_alignment(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, int off, int size)
+/* check_ptr_alignment(): stack accesses always aligned, as the spill tracking needs; any other
+ * one only when strict (an atomic's, strict_alignment_once: x86 has efficient unaligned access
+ * otherwise); a byte always is */
+static noinline int check_ptr_alignment(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, int off, int size,
+					bool strict_alignment_once)
 {
+	bool strict = env->strict_alignment || strict_alignment_once;
+	const char *pointer_desc = "";
 	struct tnum reg_off;
 
-	if (reg->type != PTR_TO_STACK || size == 1)
+	switch (reg->type) {
+	case PTR_TO_MAP_KEY:
+		pointer_desc = "key ";
+		break;
+	case PTR_TO_MAP_VALUE:
+		pointer_desc = "value ";
+		break;
+	case PTR_TO_CTX:
+		pointer_desc = "context ";
+		break;
+	case PTR_TO_STACK:
+		pointer_desc = "stack ";
+		strict = true;
+		break;
+	default:
+		break;
+	}
+	/* check_generic_ptr_alignment() */
+	if (!strict || size == 1)
 		return 0;
 	reg_off = tnum_add(reg->var_off, tnum_const(reg->off + off));
 	if (!tnum_is_const(tnum_and(reg_off, tnum_const(size - 1))) || (reg_off.value & (size - 1))) {
 		char tn_buf[48];
 		tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
-		verbose(env, "misaligned stack access off %s+%d+%d size %d\n", tn_buf, reg->off, off, size);
+		verbose(env, "misaligned %saccess off %s+%d+%d size %d\n", pointer_desc, tn_buf, reg->off, off, size);
 		return -EACCES;
 	}
 	return 0;
@@ -1677,7 +1709,8 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 	u32 reg_type = SCALAR_VALUE, btf_id = 0;
 	char tb[32];
 
-	err = check_ptr_alignment(env, reg, off, size);
+	/* an atomic's access strict, as check_atomic()'s strict_alignment_once */
+	err = check_ptr_alignment(env, reg, off, size, BPF_CLASS(insn->code) == BPF_STX && BPF_MODE(insn->code) == BPF_ATOMIC);
 	if (err)
 		return err;
 	off += reg->off;
@@ -1694,6 +1727,16 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 		}
 		err = check_map_access(env, regno, off, size, false);
 		if (!err && t == BPF_READ && value_regno >= 0)
+			mark_reg_unknown(env, regs, value_regno);
+	} else if (reg->type == PTR_TO_MAP_KEY) {	/* a bpf_for_each_map_elem callback's key */
+		if (t == BPF_WRITE) {
+			verbose(env, "write to change key R%d not allowed\n", regno);
+			return -EACCES;
+		}
+		err = check_mem_region_access(env, regno, off, size, reg->map_ptr->key_size, false);
+		if (err)
+			return err;
+		if (value_regno >= 0)
 			mark_reg_unknown(env, regs, value_regno);
 	} else if (reg->type == PTR_TO_CTX) {
 		if (t == BPF_WRITE && value_regno >= 0 && is_pointer_value(env, value_regno)) {
@@ -2016,6 +2059,15 @@ static bool states_maybe_looping(const struct bpf_verifier_state *old, const str
 	return true;
 }
 
+/* explored_state(): the list an instruction's checkpoints are in, shared as 6.1's hash of the
+ * instruction and the frame's call site shares it (its statistics count the list's) */
+static struct bpf_verifier_state_list **explored_state(struct bpf_verifier_env *env, int idx)
+{
+	struct bpf_verifier_state *cur = env->cur_state;
+
+	return &env->explored_states[((u32)idx ^ (u32)cur->frame[cur->curframe]->callsite) % env->prog->len];
+}
+
 static int is_state_visited(struct bpf_verifier_env *env, int insn_idx)
 {
 	struct bpf_verifier_state_list *new_sl, *sl, **pprev;
@@ -2029,10 +2081,12 @@ static int is_state_visited(struct bpf_verifier_env *env, int insn_idx)
 	if (env->jmps_processed - env->prev_jmps_processed >= 2 &&
 	    env->insn_processed - env->prev_insn_processed >= 8)
 		add_new_state = true;
-	pprev = &env->explored_states[insn_idx];
+	pprev = explored_state(env, insn_idx);
 	sl = *pprev;
 	while (sl) {
 		states_cnt++;
+		if (sl->state.insn_idx != (u32)insn_idx)
+			goto next;
 		if (sl->state.branches) {
 			if (states_maybe_looping(&sl->state, cur) && states_equal(env, &sl->state, cur)) {
 				verbose_linfo(env, insn_idx, "; ");
@@ -2059,6 +2113,7 @@ miss:
 			sl = *pprev;
 			continue;
 		}
+next:
 		pprev = &sl->next;
 		sl = *pprev;
 	}
@@ -2078,8 +2133,9 @@ miss:
 		return -ENOMEM;
 	}
 	new_sl->state.insn_idx = insn_idx;
-	new_sl->next = env->explored_states[insn_idx];
-	env->explored_states[insn_idx] = new_sl;
+	pprev = explored_state(env, insn_idx);
+	new_sl->next = *pprev;
+	*pprev = new_sl;
 	cur->parent = &new_sl->state;
 	/* writes from here on are not writes from the checkpoint's point of view */
 	for (j = 0; j <= cur->curframe; j++) {
@@ -2092,10 +2148,12 @@ miss:
 }
 
 /* ---- conditional jumps: which way, and what each way tells ---- */
+/* reg_type_not_null(): pointers 6.1 knows are never NULL when compared with 0 (the socket
+ * pointers but for these there are none here); a stack or context pointer compared with 0 is
+ * followed both ways, as 6.1 does */
 static bool reg_type_not_null(u32 type)
 {
-	return type == PTR_TO_STACK || type == PTR_TO_MAP_VALUE || type == PTR_TO_CTX ||
-	       type == CONST_PTR_TO_MAP || type == PTR_TO_MAP_KEY;
+	return type == PTR_TO_MAP_VALUE || type == PTR_TO_MAP_KEY;
 }
 
 /* is_branch32_taken() / is_branch64_taken(): 1 taken, 0 not, -1 either, from the bounds */
@@ -2601,7 +2659,7 @@ static int check_helper_mem_access(struct bpf_verifier_env *env, int regno, int 
 		if (zero_size_allowed && access_size == 0 && register_is_null(reg))
 			return 0;
 		verbose(env, "R%d type=%s ", regno, reg_type_str(reg->type, tb));
-		verbose(env, "expected=%s\n", mem_names);
+		verbose(env, "expected=%s\n", reg_type_str(PTR_TO_STACK, tb));	/* (6.1 names the stack only) */
 		return -EACCES;
 	}
 }
@@ -2875,7 +2933,14 @@ static notrace void verbose_invalid_scalar(struct bpf_verifier_env *env, const s
 	verbose(env, " should have been in %s\n", tn_buf);
 }
 
-static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog, bool callback);
+typedef int (*set_callee_state_fn)(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+				   struct bpf_func_state *callee, int insn_idx);
+static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog,
+				      set_callee_state_fn set_callee_state_cb);
+static int set_loop_callback_state(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+				   struct bpf_func_state *callee, int insn_idx);
+static noinline int set_map_elem_callback_state(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+						struct bpf_func_state *callee, int insn_idx);
 
 /* clear_caller_saved_regs(): a call leaves R0-R5 unreadable until written (R0: what it returns) */
 static void clear_caller_saved_regs(struct bpf_verifier_env *env, struct bpf_reg_state *regs)
@@ -2887,6 +2952,24 @@ static void clear_caller_saved_regs(struct bpf_verifier_env *env, struct bpf_reg
 		mark_reg_not_init(env, regs, caller_saved[i]);
 		check_reg_arg(env, caller_saved[i], DST_OP_NO_MARK);
 	}
+}
+
+/* update_loop_inline_state(): a bpf_loop call stays fit for inlining while each path reaching it
+ * passes flags a known 0 (loop_flag_is_zero(): every scalar is precise here) and the same
+ * callback */
+static void update_loop_inline_state(struct bpf_verifier_env *env, struct bpf_insn_aux_data *aux, u32 subprogno)
+{
+	struct bpf_loop_inline_state *state = &aux->loop_inline_state;
+	bool flags_zero = register_is_null(&cur_regs(env)[BPF_REG_4]);
+
+	if (!state->initialized) {
+		state->initialized = true;
+		state->fit_for_inline = flags_zero;
+		state->callback_subprogno = subprogno;
+		return;
+	}
+	if (state->fit_for_inline)
+		state->fit_for_inline = flags_zero && state->callback_subprogno == subprogno;
 }
 
 static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
@@ -2916,9 +2999,6 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		if (err)
 			return err;
 	}
-	err = check_map_func_compatibility(env, meta.map_ptr, func_id);
-	if (err)
-		return err;
 	if (meta.release_regno) {
 		err = -EINVAL;
 		if (meta.ref_obj_id)
@@ -2931,10 +3011,11 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		}
 	}
 	if (func_id == BPF_FUNC_map_lookup_elem || func_id == BPF_FUNC_map_update_elem ||
-	    func_id == BPF_FUNC_map_delete_elem) {
+	    func_id == BPF_FUNC_map_delete_elem || func_id == BPF_FUNC_for_each_map_elem) {	/* (record_func_map()) */
 		struct bpf_insn_aux_data *aux = &env->insn_aux_data[*insn_idx_p];
 
-		if ((meta.map_ptr->map_flags & BPF_F_RDONLY_PROG) && func_id != BPF_FUNC_map_lookup_elem) {
+		if ((meta.map_ptr->map_flags & BPF_F_RDONLY_PROG) &&
+		    (func_id == BPF_FUNC_map_update_elem || func_id == BPF_FUNC_map_delete_elem)) {
 			verbose(env, "write into map forbidden\n");
 			return -EACCES;
 		}
@@ -2944,8 +3025,12 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 			aux->map_ptr = BPF_MAP_PTR_POISON;
 	}
 	regs = cur_regs(env);
-	if (func_id == BPF_FUNC_loop) {	/* the callback verified next, as if called once */
-		err = __check_func_call(env, insn_idx_p, meta.subprogno, true);
+	if (func_id == BPF_FUNC_loop)
+		update_loop_inline_state(env, &env->insn_aux_data[*insn_idx_p], meta.subprogno);
+	/* a callback verified next, as if called once */
+	if (func_id == BPF_FUNC_loop || func_id == BPF_FUNC_for_each_map_elem) {
+		err = __check_func_call(env, insn_idx_p, meta.subprogno,
+					func_id == BPF_FUNC_loop ? set_loop_callback_state : set_map_elem_callback_state);
 		if (err)
 			return err;
 	}
@@ -2984,6 +3069,10 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		regs[BPF_REG_0].id = ++env->id_gen;
 		break;
 	}
+	/* after the callback's frame, as 6.1: a map without a walk is "not allowed" first */
+	err = check_map_func_compatibility(env, meta.map_ptr, func_id);
+	if (err)
+		return err;
 	do_refine_retval_range(regs, fn->ret_type, func_id, &meta);
 	/* the stack helpers: a perf event's program gets its sample's chain (bpf_overflow_handler) */
 	if (func_id == BPF_FUNC_get_stackid || func_id == BPF_FUNC_get_stack)
@@ -3016,6 +3105,16 @@ static int find_subprog(struct bpf_verifier_env *env, int off)
 			hi = mid;
 	}
 	return -ENOENT;
+}
+
+/* the function instruction off is in */
+static u32 find_containing_subprog(struct bpf_verifier_env *env, u32 off)
+{
+	u32 i = 0;
+
+	while (i + 1 < env->subprog_cnt && env->subprog_info[i + 1].start <= off)
+		i++;
+	return i;
 }
 
 static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
@@ -3076,20 +3175,350 @@ static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
 /* ---- bpf-to-bpf calls: a frame for the callee, R1-R5 its arguments (6.1's __check_func_call,
  * prepare_func_exit) ---- */
 
-/* __check_func_call(): a frame for the callee, which is verified next; a callback (bpf_loop's,
- * callback set) gets its helper's arguments, as set_loop_callback_state(), and must return 0
- * or 1 */
-static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog, bool callback)
+/* ---- global functions: a func_info of BTF_FUNC_GLOBAL linkage, verified apart on its BTF
+ * prototype, each call checked against it (6.1's btf.c: btf_prepare_func_args(),
+ * btf_check_func_arg_match(); here beside the verifier's state they read) ---- */
+#define MAX_BPF_FUNC_REG_ARGS 5
+
+static bool subprog_is_global(const struct bpf_verifier_env *env, int subprog)
+{
+	return env->prog->func_info &&
+	       btf_type_vlen(btf_type_by_id(env->prog->btf, env->prog->func_info[subprog].type_id)) == BTF_FUNC_GLOBAL;
+}
+
+/* the program's BTF type id past its modifiers (btf_type_skip_modifiers()); NULL: void */
+static notrace const struct btf_type *prog_btf_skip_modifiers(const struct btf *btf, u32 id)
+{
+	const struct btf_type *t = id ? btf_type_by_id(btf, id) : NULL;
+
+	while (t && btf_type_is_modifier(t))
+		t = t->type ? btf_type_by_id(btf, t->type) : NULL;
+	return t;
+}
+
+/* the bytes a pointer's target takes (btf_resolve_size()); -EINVAL: it has no size */
+static notrace long prog_btf_resolve_size(const struct btf *btf, const struct btf_type *t, u32 *size)
+{
+	u32 nelems = 1;
+
+	while (t && btf_kind(t) == BTF_KIND_ARRAY) {
+		const struct btf_array *array = (const struct btf_array *)(t + 1);
+
+		nelems *= array->nelems;
+		t = prog_btf_skip_modifiers(btf, array->type);
+	}
+	if (!t)
+		return -EINVAL;
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
+	case BTF_KIND_FLOAT:
+		*size = nelems * t->size;
+		return 0;
+	case BTF_KIND_PTR:
+		*size = nelems * sizeof(void *);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* btf_get_prog_ctx_type(): ptr points to the struct the program type's context is (by name) */
+static notrace bool btf_is_prog_ctx_type(const struct bpf_verifier_env *env, const struct btf_type *ptr)
+{
+	const struct btf_type *t = prog_btf_skip_modifiers(env->prog->btf, ptr->type);
+	const char *ctx_name;
+
+	if (!t || !__btf_type_is_struct(t))
+		return false;
+	switch (env->prog->type) {
+	case BPF_PROG_TYPE_SOCKET_FILTER:
+		ctx_name = "__sk_buff";
+		break;
+	case BPF_PROG_TYPE_KPROBE:	/* bpf_user_pt_regs_t, a typedef of it */
+		ctx_name = "pt_regs";
+		break;
+	case BPF_PROG_TYPE_PERF_EVENT:
+		ctx_name = "bpf_perf_event_data";
+		break;
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+		ctx_name = "bpf_raw_tracepoint_args";
+		break;
+	default:	/* a tracepoint's u64, tracing's void *: no struct */
+		return false;
+	}
+	return !strcmp(btf_name_by_offset(env->prog->btf, t->name_off), ctx_name);
+}
+
+/* check_mem_reg(): reg points to mem_size bytes a function may read and write, or is NULL */
+static int check_mem_reg(struct bpf_verifier_env *env, struct bpf_reg_state *reg, u32 regno, u32 mem_size)
+{
+	struct bpf_call_arg_meta wmeta = { .regno = -1 };
+	struct bpf_reg_state saved_reg = *reg;
+	int err;
+
+	if (register_is_null(reg))
+		return 0;
+	reg->type &= ~PTR_MAYBE_NULL;	/* (mark_ptr_not_null_reg()) */
+	err = check_helper_mem_access(env, regno, mem_size, true, NULL);
+	err = err ?: check_helper_mem_access(env, regno, mem_size, true, &wmeta);
+	*reg = saved_reg;
+	return err;
+}
+
+/* btf_check_func_arg_match(): the registers regs as the function's BTF prototype has its
+ * arguments: scalars, its context, (a global function's, at a call) memory of the size pointed
+ * to; -EINVAL and why in the log if not */
+static int btf_check_func_arg_match(struct bpf_verifier_env *env, int subprog, struct bpf_reg_state *regs,
+				    bool ptr_to_mem_ok, bool processing_call)
+{
+	const struct btf *btf = env->prog->btf;
+	u32 func_id = env->prog->func_info[subprog].type_id, i, nargs;
+	const struct btf_type *t = btf_type_by_id(btf, func_id), *ref_t;
+	const char *func_name = btf_name_by_offset(btf, t->name_off);
+	const struct btf_param *args;
+	int ret;
+
+	t = btf_type_by_id(btf, t->type);
+	if (!t || !btf_type_is_func_proto(t)) {
+		verbose(env, "Invalid BTF of func %s\n", func_name);
+		return -EFAULT;
+	}
+	args = (const struct btf_param *)(t + 1);
+	nargs = btf_type_vlen(t);
+	if (nargs > MAX_BPF_FUNC_REG_ARGS) {
+		verbose(env, "Function %s has %d > %d args\n", func_name, nargs, MAX_BPF_FUNC_REG_ARGS);
+		return -EINVAL;
+	}
+	for (i = 0; i < nargs; i++) {
+		u32 regno = i + 1, type_size;
+		struct bpf_reg_state *reg = &regs[regno];
+
+		t = prog_btf_skip_modifiers(btf, args[i].type);
+		if (t && (btf_type_is_int(t) || btf_is_any_enum(t))) {
+			if (reg->type == SCALAR_VALUE)
+				continue;
+			verbose(env, "R%d is not a scalar\n", regno);
+			return -EINVAL;
+		}
+		if (!t || !btf_type_is_ptr(t)) {
+			verbose(env, "Unrecognized arg#%d type %s\n", i, t ? btf_type_str(t) : "UNKNOWN");
+			return -EINVAL;
+		}
+		/* check_func_arg_reg_off(): an offset only into the stack, a map or memory */
+		switch (base_type(reg->type)) {
+		case PTR_TO_STACK: case PTR_TO_MAP_KEY: case PTR_TO_MAP_VALUE: case PTR_TO_MEM: case SCALAR_VALUE:
+			break;
+		default:
+			ret = check_ptr_off_reg(env, reg, regno);
+			if (ret < 0)
+				return ret;
+		}
+		ref_t = prog_btf_skip_modifiers(btf, t->type);
+		if (btf_is_prog_ctx_type(env, t)) {
+			if (reg->type != PTR_TO_CTX) {
+				verbose(env, "arg#%d expected pointer to ctx, but got %s\n", i, btf_type_str(t));
+				return -EINVAL;
+			}
+		} else if (ptr_to_mem_ok && processing_call) {
+			if (prog_btf_resolve_size(btf, ref_t, &type_size)) {
+				verbose(env, "arg#%d reference type('%s %s') size cannot be determined: %d\n", i,
+					ref_t ? btf_type_str(ref_t) : "UNKNOWN",
+					ref_t ? btf_name_by_offset(btf, ref_t->name_off) : "", -EINVAL);
+				return -EINVAL;
+			}
+			if (check_mem_reg(env, reg, regno, type_size))
+				return -EINVAL;
+		} else {
+			verbose(env, "reg type unsupported for arg#%d function %s#%d\n", i, func_name, func_id);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* btf_check_subprog_arg_match() (the main function's registers) and btf_check_subprog_call()
+ * (a call's): a mismatch makes the function unreliable, its BTF no longer trusted */
+static int btf_check_subprog_call(struct bpf_verifier_env *env, int subprog, struct bpf_reg_state *regs,
+				  bool processing_call)
+{
+	int err;
+
+	if (!env->prog->func_info)
+		return -EINVAL;
+	if (!env->prog->func_info[subprog].type_id)
+		return -EFAULT;
+	if (env->subprog_info[subprog].unreliable)
+		return -EINVAL;
+	err = btf_check_func_arg_match(env, subprog, regs, subprog_is_global(env, subprog), processing_call);
+	if (err)
+		env->subprog_info[subprog].unreliable = true;
+	return err;
+}
+
+/* btf_prepare_func_args(): a global function's arguments as its prototype has them: scalars,
+ * its context, memory of the size pointed to or NULL; the return a scalar */
+static noinline int btf_prepare_func_args(struct bpf_verifier_env *env, int subprog, struct bpf_reg_state *regs)
+{
+	const struct btf *btf = env->prog->btf;
+	const struct btf_type *t = btf_type_by_id(btf, env->prog->func_info[subprog].type_id);
+	const char *tname = btf_name_by_offset(btf, t->name_off);
+	const struct btf_param *args;
+	u32 i, nargs;
+
+	if (env->log.level & BPF_LOG_LEVEL)
+		verbose(env, "Validating %s() func#%d...\n", tname, subprog);
+	if (env->subprog_info[subprog].unreliable) {
+		verbose(env, "Verifier bug in function %s()\n", tname);
+		return -EFAULT;
+	}
+	t = btf_type_by_id(btf, t->type);
+	if (!t || !btf_type_is_func_proto(t)) {
+		verbose(env, "Invalid type of function %s()\n", tname);
+		return -EFAULT;
+	}
+	args = (const struct btf_param *)(t + 1);
+	nargs = btf_type_vlen(t);
+	if (nargs > MAX_BPF_FUNC_REG_ARGS) {
+		verbose(env, "Global function %s() with %d > %d args. Buggy compiler.\n", tname, nargs,
+			MAX_BPF_FUNC_REG_ARGS);
+		return -EINVAL;
+	}
+	t = prog_btf_skip_modifiers(btf, t->type);
+	if (!t || (!btf_type_is_int(t) && !btf_is_any_enum(t))) {
+		verbose(env, "Global function %s() doesn't return scalar. Only those are supported.\n", tname);
+		return -EINVAL;
+	}
+	for (i = 0; i < nargs; i++) {
+		struct bpf_reg_state *reg = &regs[i + 1];
+		const struct btf_type *ref_t;
+
+		t = prog_btf_skip_modifiers(btf, args[i].type);
+		if (t && (btf_type_is_int(t) || btf_is_any_enum(t))) {
+			reg->type = SCALAR_VALUE;
+			continue;
+		}
+		if (t && btf_type_is_ptr(t)) {
+			if (btf_is_prog_ctx_type(env, t)) {
+				reg->type = PTR_TO_CTX;
+				continue;
+			}
+			ref_t = prog_btf_skip_modifiers(btf, t->type);
+			if (prog_btf_resolve_size(btf, ref_t, &reg->mem_size)) {
+				verbose(env, "arg#%d reference type('%s %s') size cannot be determined: %d\n", i,
+					ref_t ? btf_type_str(ref_t) : "UNKNOWN",
+					ref_t ? btf_name_by_offset(btf, ref_t->name_off) : "", -EINVAL);
+				return -EINVAL;
+			}
+			reg->type = PTR_TO_MEM | PTR_MAYBE_NULL;
+			reg->id = ++env->id_gen;
+			continue;
+		}
+		verbose(env, "Arg#%d type %s in %s() is not supported yet.\n", i, t ? btf_type_str(t) : "UNKNOWN", tname);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+typedef int (*set_callee_state_fn)(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+				   struct bpf_func_state *callee, int insn_idx);
+
+/* set_callee_state(): a bpf-to-bpf call's callee gets the caller's R1-R5 */
+static int set_callee_state(struct bpf_verifier_env *env, struct bpf_func_state *caller, struct bpf_func_state *callee,
+			    int insn_idx)
+{
+	int i;
+
+	for (i = BPF_REG_1; i <= BPF_REG_5; i++)
+		callee->regs[i] = caller->regs[i];
+	return 0;
+}
+
+/* set_loop_callback_state(): bpf_loop(nr_loops, callback_fn, callback_ctx, flags) calls
+ * callback_fn(index, callback_ctx), which returns 0 or 1 */
+static int set_loop_callback_state(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+				   struct bpf_func_state *callee, int insn_idx)
+{
+	__mark_reg_unknown(&callee->regs[BPF_REG_1]);
+	callee->regs[BPF_REG_1].type = SCALAR_VALUE;
+	callee->regs[BPF_REG_2] = caller->regs[BPF_REG_3];
+	__mark_reg_not_init(&callee->regs[BPF_REG_3]);
+	__mark_reg_not_init(&callee->regs[BPF_REG_4]);
+	__mark_reg_not_init(&callee->regs[BPF_REG_5]);
+	callee->in_callback_fn = true;
+	callee->callback_ret_range = tnum_range(0, 1);
+	return 0;
+}
+
+/* map_set_for_each_callback_args(): bpf_for_each_map_elem(map, callback_fn, callback_ctx, flags)
+ * calls callback_fn(map, key, value, callback_ctx): the key read only, the value the map's */
+static noinline int map_set_for_each_callback_args(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+						   struct bpf_func_state *callee)
+{
+	callee->regs[BPF_REG_1] = caller->regs[BPF_REG_1];
+	callee->regs[BPF_REG_2].type = PTR_TO_MAP_KEY;
+	__mark_reg_known_zero(&callee->regs[BPF_REG_2]);
+	callee->regs[BPF_REG_2].map_ptr = caller->regs[BPF_REG_1].map_ptr;
+	callee->regs[BPF_REG_3].type = PTR_TO_MAP_VALUE;
+	__mark_reg_known_zero(&callee->regs[BPF_REG_3]);
+	callee->regs[BPF_REG_3].map_ptr = caller->regs[BPF_REG_1].map_ptr;
+	callee->regs[BPF_REG_4] = caller->regs[BPF_REG_3];	/* a pointer to the stack, or NULL */
+	__mark_reg_not_init(&callee->regs[BPF_REG_5]);
+	return 0;
+}
+
+/* set_map_elem_callback_state(): the map of the call (one map: the same at every visit) must
+ * have a walk; the callback returns 0 or 1 */
+static noinline int set_map_elem_callback_state(struct bpf_verifier_env *env, struct bpf_func_state *caller,
+						struct bpf_func_state *callee, int insn_idx)
+{
+	struct bpf_map *map = env->insn_aux_data[insn_idx].map_ptr;
+	int err;
+
+	if (map == BPF_MAP_PTR_POISON) {
+		verbose(env, "tail_call abusing map_ptr\n");
+		return -EINVAL;
+	}
+	if (!map->ops->map_for_each_callback) {
+		verbose(env, "callback function not allowed for map\n");
+		return -ENOTSUPP;
+	}
+	err = map_set_for_each_callback_args(env, caller, callee);
+	if (err)
+		return err;
+	callee->in_callback_fn = true;
+	callee->callback_ret_range = tnum_range(0, 1);
+	return 0;
+}
+
+/* __check_func_call(): a frame for the callee, which is verified next, its registers as
+ * set_callee_state_cb sets them (a callback's: its helper's arguments) */
+static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog,
+				      set_callee_state_fn set_callee_state_cb)
 {
 	struct bpf_verifier_state *state = env->cur_state;
 	struct bpf_func_state *caller, *callee;
-	int i;
+	int err;
 
 	if (state->curframe + 1 >= MAX_CALL_FRAMES) {
 		verbose(env, "the call stack of %d frames is too deep\n", state->curframe + 2);
 		return -E2BIG;
 	}
 	caller = state->frame[state->curframe];
+	/* the arguments against the callee's prototype; a global callee, verified apart, is not
+	 * followed: its result a scalar */
+	err = btf_check_subprog_call(env, subprog, caller->regs, true);
+	if (err == -EFAULT)
+		return err;
+	if (subprog_is_global(env, subprog)) {
+		if (err) {
+			verbose(env, "Caller passes invalid args into func#%d\n", subprog);
+			return err;
+		}
+		if (env->log.level & BPF_LOG_LEVEL)
+			verbose(env, "Func#%d is global and valid. Skipping.\n", subprog);
+		clear_caller_saved_regs(env, caller->regs);
+		mark_reg_unknown(env, caller->regs, BPF_REG_0);
+		return 0;
+	}
 	callee = kzalloc(sizeof(*callee), GFP_KERNEL);
 	if (!callee)
 		return -ENOMEM;
@@ -3098,19 +3527,11 @@ static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_id
 	 * the caller's stack through pointers passed to it */
 	init_func_state(env, callee, *insn_idx, state->curframe + 1, subprog);
 	callee->callback_ret_range = tnum_range(0, 0);
-	if (callback) {
-		/* bpf_loop(nr_loops, callback_fn, callback_ctx, flags): callback_fn(index, ctx) */
-		__mark_reg_unknown(&callee->regs[BPF_REG_1]);
-		callee->regs[BPF_REG_1].type = SCALAR_VALUE;
-		callee->regs[BPF_REG_2] = caller->regs[BPF_REG_3];
-		__mark_reg_not_init(&callee->regs[BPF_REG_3]);
-		__mark_reg_not_init(&callee->regs[BPF_REG_4]);
-		__mark_reg_not_init(&callee->regs[BPF_REG_5]);
-		callee->in_callback_fn = true;
-		callee->callback_ret_range = tnum_range(0, 1);
-	} else {
-		for (i = BPF_REG_1; i <= BPF_REG_5; i++)	/* set_callee_state() */
-			callee->regs[i] = caller->regs[i];
+	err = set_callee_state_cb(env, caller, callee, *insn_idx);
+	if (err) {
+		kfree(callee);
+		state->frame[state->curframe + 1] = NULL;
+		return err;
 	}
 	clear_caller_saved_regs(env, caller->regs);
 	state->curframe++;
@@ -3133,7 +3554,7 @@ static noinline notrace int check_func_call(struct bpf_verifier_env *env, struct
 		verbose(env, "verifier bug. No program starts at insn %d\n", target_insn);
 		return -EFAULT;
 	}
-	return __check_func_call(env, insn_idx, subprog, false);
+	return __check_func_call(env, insn_idx, subprog, set_callee_state);
 }
 
 static noinline int prepare_func_exit(struct bpf_verifier_env *env, int *insn_idx)
@@ -3258,14 +3679,17 @@ static int check_subprogs(struct bpf_verifier_env *env)
 			goto next;
 		if (BPF_OP(code) == BPF_EXIT || BPF_OP(code) == BPF_CALL)
 			goto next;
-		off = i + insn[i].off + 1;
+		if (code == (BPF_JMP32 | BPF_JA))	/* gotol (6.1.192 has it): its offset in imm */
+			off = i + insn[i].imm + 1;
+		else
+			off = i + insn[i].off + 1;
 		if (off < subprog_start || off >= subprog_end) {
 			verbose(env, "jump out of range from insn %d to %d\n", i, off);
 			return -EINVAL;
 		}
 next:
 		if (i == subprog_end - 1) {
-			if (code != (BPF_JMP | BPF_EXIT) && code != (BPF_JMP | BPF_JA)) {
+			if (code != (BPF_JMP | BPF_EXIT) && code != (BPF_JMP32 | BPF_JA) && code != (BPF_JMP | BPF_JA)) {
 				verbose(env, "last insn is not an exit or jmp\n");
 				return -EINVAL;
 			}
@@ -3595,14 +4019,17 @@ static int visit_insn(int t, struct bpf_verifier_env *env, int *cur_stack)
 			ret = push_insn(t, t + insns[t].imm + 1, BRANCH, env, false, cur_stack);
 		}
 		return ret;
-	case BPF_JA:
+	case BPF_JA: {
+		int off = BPF_CLASS(insns[t].code) == BPF_JMP ? insns[t].off : insns[t].imm;
+
 		if (BPF_SRC(insns[t].code) != BPF_K)
 			return -EINVAL;
-		ret = push_insn(t, t + insns[t].off + 1, FALLTHROUGH, env, true, cur_stack);
+		ret = push_insn(t, t + off + 1, FALLTHROUGH, env, true, cur_stack);
 		if (ret)
 			return ret;
-		aux[t + insns[t].off + 1].prune_point = true;
+		aux[t + off + 1].prune_point = true;
 		return ret;
+	}
 	default:
 		aux[t].prune_point = true;
 		ret = push_insn(t, t + 1, FALLTHROUGH, env, true, cur_stack);
@@ -3670,11 +4097,13 @@ noinline bool bpf_opcode_in_insntable(u8 code)
 			return BPF_SRC(code) == BPF_K;
 		return op <= BPF_ARSH;
 	case BPF_JMP:
-		if (op == BPF_JA || op == BPF_CALL || op == BPF_EXIT || op == 0xf0 /* BPF_TAIL_CALL */)
+		if (op == BPF_JA || op == BPF_CALL || op == BPF_EXIT)	/* (not the internal tail call) */
 			return BPF_SRC(code) == BPF_K;
 		return op <= BPF_JSLE;
 	case BPF_JMP32:
-		return op != BPF_JA && op != BPF_CALL && op != BPF_EXIT && op <= BPF_JSLE;
+		if (op == BPF_JA)	/* gotol */
+			return BPF_SRC(code) == BPF_K;
+		return op != BPF_CALL && op != BPF_EXIT && op <= BPF_JSLE;
 	case BPF_LD:
 		if (BPF_MODE(code) == BPF_ABS || BPF_MODE(code) == BPF_IND)
 			return BPF_SIZE(code) != BPF_DW;
@@ -3797,6 +4226,14 @@ static int check_return_code(struct bpf_verifier_env *env)
 	struct tnum range = tnum_const(0);
 	char tn_buf[48];
 
+	if (env->cur_state->frame[0]->subprogno) {	/* a global function's: any scalar */
+		if (reg->type != SCALAR_VALUE) {
+			verbose(env, "At subprogram exit the register R0 is not a scalar value (%s)\n",
+				reg_type_str(reg->type, tn_buf));
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (env->prog->type != BPF_PROG_TYPE_TRACING)
 		return 0;
 	if (reg->type != SCALAR_VALUE) {
@@ -3965,12 +4402,13 @@ static int do_check(struct bpf_verifier_env *env)
 				if (err)
 					return err;
 			} else if (opcode == BPF_JA) {
-				if (BPF_SRC(insn->code) != BPF_K || insn->imm != 0 || insn->src_reg != BPF_REG_0 ||
-				    insn->dst_reg != BPF_REG_0 || class == BPF_JMP32) {
+				if (BPF_SRC(insn->code) != BPF_K || insn->src_reg != BPF_REG_0 ||
+				    insn->dst_reg != BPF_REG_0 || (class == BPF_JMP && insn->imm != 0) ||
+				    (class == BPF_JMP32 && insn->off != 0)) {
 					verbose(env, "BPF_JA uses reserved fields\n");
 					return -EINVAL;
 				}
-				env->insn_idx += insn->off + 1;
+				env->insn_idx += (class == BPF_JMP ? insn->off : insn->imm) + 1;
 				continue;
 			} else if (opcode == BPF_EXIT) {
 				if (BPF_SRC(insn->code) != BPF_K || insn->imm != 0 || insn->src_reg != BPF_REG_0 ||
@@ -4046,7 +4484,7 @@ process_bpf_exit:
  * A division or modulo by a register gets 6.1's guard (x / 0 = 0, x % 0 = x), a lookup in one
  * array or hash map its inline form, every helper number its call offset.  Patches grow the
  * program; the jumps across them are moved (bpf_patch_insn_data). */
-#define MAX_PATCH 16
+#define MAX_PATCH 24	/* (an inlined bpf_loop: 20) */
 
 /*
  * convert_ctx_accesses() for one load from the context: the program type's instructions for the
@@ -4086,17 +4524,72 @@ static int convert_ctx_access(struct bpf_verifier_env *env, u32 i, struct bpf_in
 	return cnt;
 }
 
+/* the stack an inlined bpf_loop takes past its function's: R6-R8 spilled, 8-aligned */
+static u32 loop_inline_stack_extra(u16 stack_depth)
+{
+	return BPF_REG_SIZE * 3 + (ALIGN(stack_depth, 8) - stack_depth);
+}
+
+static bool is_bpf_loop_call(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == 0 && insn->imm == BPF_FUNC_loop;
+}
+
+/* inline_bpf_loop(): bpf_loop(nr_loops, callback, ctx, 0) as a loop in the program (bpf_iter.c's,
+ * in step with it), R6-R8 its variables, spilled at stack_base; its callback call (the 13th,
+ * a bpf-to-bpf call) aimed by do_misc_fixups(); the instructions in buf, their count */
+static noinline int inline_bpf_loop(s32 stack_base, struct bpf_insn *buf)
+{
+	s32 r6_offset = stack_base, r7_offset = stack_base + BPF_REG_SIZE, r8_offset = stack_base + 2 * BPF_REG_SIZE;
+	const struct bpf_insn insns[] = {
+		/* too many loops: -E2BIG, to the end */
+		{ .code = BPF_JMP | BPF_JLE | BPF_K, .dst_reg = BPF_REG_1, .off = 2, .imm = BPF_MAX_LOOPS },
+		{ .code = BPF_ALU | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = -E2BIG },
+		{ .code = BPF_JMP | BPF_JA, .off = 16 },
+		/* R6-R8 spilled, the loop's variables */
+		{ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_6, .off = r6_offset },
+		{ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_7, .off = r7_offset },
+		{ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_8, .off = r8_offset },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_6, .src_reg = BPF_REG_1 },	/* max */
+		{ .code = BPF_ALU | BPF_MOV | BPF_K, .dst_reg = BPF_REG_7 },				/* count */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_8, .src_reg = BPF_REG_3 },	/* ctx */
+		/* the header: done at max */
+		{ .code = BPF_JMP | BPF_JGE | BPF_X, .dst_reg = BPF_REG_7, .src_reg = BPF_REG_6, .off = 5 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_1, .src_reg = BPF_REG_7 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_8 },
+		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL },	/* BPF_CALL_REL(callback) */
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_7, .imm = 1 },
+		/* on while the callback returns 0 */
+		{ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .off = -6 },
+		/* the calls made; R6-R8 back */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_0, .src_reg = BPF_REG_7 },
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_6, .src_reg = BPF_REG_10, .off = r6_offset },
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_7, .src_reg = BPF_REG_10, .off = r7_offset },
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_8, .src_reg = BPF_REG_10, .off = r8_offset },
+	};
+
+	memcpy(buf, insns, sizeof(insns));
+	return ARRAY_SIZE(insns);
+}
+#define LOOP_INLINE_CALL 12	/* the callback's call in inline_bpf_loop()'s */
+
 static notrace int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_insn *out, bool count_only)
 {
 	struct bpf_prog *prog = env->prog;
-	u32 i, n = 0;
+	u32 i, n = 0, cur_subprog = 0;
 
 	for (i = 0; i < prog->len; i++) {
 		struct bpf_insn *insn = &prog->insnsi[i], buf[MAX_PATCH];
 		int cnt = 0;
 		u8 code = insn->code;
 
-		if (code == (BPF_ALU64 | BPF_MOD | BPF_X) || code == (BPF_ALU64 | BPF_DIV | BPF_X) ||
+		if (i == env->subprog_info[cur_subprog + 1].start)
+			cur_subprog++;
+		if (is_bpf_loop_call(insn) && env->insn_aux_data[i].loop_inline_state.fit_for_inline) {
+			u16 depth = env->subprog_info[cur_subprog].stack_depth;
+
+			cnt = inline_bpf_loop(-(s32)(depth + loop_inline_stack_extra(depth)), buf);	/* (optimize_bpf_loop()) */
+		} else if (code == (BPF_ALU64 | BPF_MOD | BPF_X) || code == (BPF_ALU64 | BPF_DIV | BPF_X) ||
 		    code == (BPF_ALU | BPF_MOD | BPF_X) || code == (BPF_ALU | BPF_DIV | BPF_X)) {
 			bool is64 = BPF_CLASS(code) == BPF_ALU64, isdiv = BPF_OP(code) == BPF_DIV;
 			u8 jcls = is64 ? BPF_JMP : BPF_JMP32;
@@ -4150,6 +4643,8 @@ static notrace int patch_program(struct bpf_verifier_env *env, u32 *new_len, str
 					direct = map->ops->map_update_elem;
 				else if (insn->imm == BPF_FUNC_map_delete_elem)
 					direct = map->ops->map_delete_elem;
+				else if (insn->imm == BPF_FUNC_for_each_map_elem)
+					direct = map->ops->map_for_each_callback;
 			}
 			if (cnt) {
 				/* map_gen_lookup's patch */
@@ -4181,6 +4676,7 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 {
 	struct bpf_prog *prog = *progp, *new_prog;
 	struct bpf_insn_aux_data *aux = env->insn_aux_data;
+	bool inlined[BPF_MAX_SUBPROGS] = {};	/* a function with an inlined bpf_loop */
 	u32 new_len, i;
 	int err;
 
@@ -4203,9 +4699,20 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 			new_prog->insnsi[at].imm = (s32)aux[i + insn->imm + 1].new_idx - (s32)at - 1;
 			continue;
 		}
+		if (is_bpf_loop_call(insn) && aux[i].loop_inline_state.fit_for_inline) {	/* its callback's call */
+			u32 cb = env->subprog_info[aux[i].loop_inline_state.callback_subprogno].start;
+
+			new_prog->insnsi[at + LOOP_INLINE_CALL].imm =
+				(s32)aux[cb].new_idx - (s32)(at + LOOP_INLINE_CALL) - 1;
+			inlined[find_containing_subprog(env, i)] = true;
+			continue;
+		}
 		if ((cls != BPF_JMP && cls != BPF_JMP32) || op == BPF_CALL || op == BPF_EXIT)
 			continue;
-		new_prog->insnsi[at].off = (s32)aux[i + insn->off + 1].new_idx - (s32)at - 1;
+		if (insn->code == (BPF_JMP32 | BPF_JA))	/* gotol: imm the offset (bpf_adj_delta_to_off()) */
+			new_prog->insnsi[at].imm = (s32)aux[i + insn->imm + 1].new_idx - (s32)at - 1;
+		else
+			new_prog->insnsi[at].off = (s32)aux[i + insn->off + 1].new_idx - (s32)at - 1;
 	}
 	/* each source line from where its first instruction's patch now starts (bpf_adj_linfo()
 	 * for each patch 6.1 makes); each function where it now starts (adjust_btf_func()) */
@@ -4213,8 +4720,11 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 		new_prog->linfo[i].insn_off = aux[new_prog->linfo[i].insn_off].new_idx;
 	for (i = 0; i < new_prog->func_info_cnt; i++)
 		new_prog->func_info[i].insn_off = aux[env->subprog_info[i].start].new_idx;
-	for (i = 0; i < env->subprog_cnt; i++)	/* (adjust_subprog_starts()) */
+	for (i = 0; i < env->subprog_cnt; i++) {	/* (adjust_subprog_starts()) */
 		env->subprog_info[i].start = aux[env->subprog_info[i].start].new_idx;
+		if (inlined[i])	/* the inlined loops' spill slots */
+			env->subprog_info[i].stack_depth += loop_inline_stack_extra(env->subprog_info[i].stack_depth);
+	}
 	env->subprog_info[env->subprog_cnt].start = new_len;
 	kfree(prog);
 	*progp = new_prog;
@@ -4421,6 +4931,78 @@ static noinline notrace int fixup_call_args(struct bpf_verifier_env *env)
 	return 0;
 }
 
+static notrace void free_explored_states(struct bpf_verifier_env *env);
+
+/* do_check_common(): a path from the function's start in a state of its own: the main
+ * function's R1 its context, a global function's arguments from its prototype */
+static noinline int do_check_common(struct bpf_verifier_env *env, int subprog)
+{
+	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_reg_state *regs;
+	int ret, i;
+
+	free_verifier_state(state);	/* (the last pass's) */
+	state->frame[0] = kzalloc(sizeof(*state->frame[0]), GFP_KERNEL);
+	if (!state->frame[0])
+		return -ENOMEM;
+	state->curframe = 0;
+	state->parent = NULL;
+	state->branches = 1;
+	init_func_state(env, state->frame[0], BPF_MAIN_FUNC, 0, subprog);
+	env->prev_linfo = NULL;
+	env->insn_idx = env->subprog_info[subprog].start;
+	regs = state->frame[0]->regs;
+	if (subprog) {
+		mark_reg_not_init(env, regs, BPF_REG_1);
+		ret = btf_prepare_func_args(env, subprog, regs);
+		if (ret)
+			return ret;
+		for (i = BPF_REG_1; i <= BPF_REG_5; i++) {
+			if (regs[i].type == PTR_TO_CTX) {
+				mark_reg_known_zero(env, regs, i);
+			} else if (regs[i].type == SCALAR_VALUE) {
+				mark_reg_unknown(env, regs, i);
+			} else if (base_type(regs[i].type) == PTR_TO_MEM) {
+				u32 mem_size = regs[i].mem_size;
+
+				mark_reg_known_zero(env, regs, i);
+				regs[i].mem_size = mem_size;
+				regs[i].id = ++env->id_gen;
+			}
+		}
+	} else {
+		ret = btf_check_subprog_call(env, 0, regs, false);	/* (btf_check_subprog_arg_match()) */
+		if (ret == -EFAULT)
+			return ret;
+	}
+	ret = do_check(env);
+	free_stack(env);
+	if (!ret && !(env->log.level & BPF_LOG_LEVEL2))
+		bpf_vlog_reset(&env->log, 0);
+	free_explored_states(env);
+	return ret;
+}
+
+/* do_check_subprogs(): each global function verified on its own, before the main one */
+static int do_check_subprogs(struct bpf_verifier_env *env)
+{
+	u32 i;
+	int ret;
+
+	if (!env->prog->func_info)
+		return 0;
+	for (i = 1; i < env->subprog_cnt; i++) {
+		if (!subprog_is_global(env, i))
+			continue;
+		ret = do_check_common(env, i);
+		if (ret)
+			return ret;
+		if (env->log.level & BPF_LOG_LEVEL)
+			verbose(env, "Func#%d is safe for any args that match its prototype\n", i);
+	}
+	return 0;
+}
+
 static void print_verification_stats(struct bpf_verifier_env *env)
 {
 	if (env->log.level & BPF_LOG_STATS) {
@@ -4437,7 +5019,7 @@ static void print_verification_stats(struct bpf_verifier_env *env)
 		env->peak_states, env->longest_mark_read_walk);
 }
 
-static void free_explored_states(struct bpf_verifier_env *env)
+static notrace void free_explored_states(struct bpf_verifier_env *env)
 {
 	struct bpf_verifier_state_list *fl, *fn;
 	u32 i;
@@ -4447,6 +5029,7 @@ static void free_explored_states(struct bpf_verifier_env *env)
 		free_verifier_state(&fl->state);
 		kfree(fl);
 	}
+	env->free_list = NULL;
 	for (i = 0; i < env->prog->len; i++) {
 		struct bpf_verifier_state_list *sl = env->explored_states[i], *n;
 		for (; sl; sl = n) {
@@ -4454,6 +5037,7 @@ static void free_explored_states(struct bpf_verifier_env *env)
 			free_verifier_state(&sl->state);
 			kfree(sl);
 		}
+		env->explored_states[i] = NULL;	/* (free_states(): each pass its own) */
 	}
 }
 
@@ -4602,6 +5186,8 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 	env->allow_ptr_leaks = env->allow_uninit_stack = perfmon_capable();	/* bpf_allow_ptr_leaks() */
 	env->bpf_capable = capable(CAP_BPF) || capable(CAP_SYS_ADMIN);
 	env->test_state_freq = attr->prog_flags & BPF_F_TEST_STATE_FREQ;
+	/* x86 has efficient unaligned access: strict only when asked, and not with ANY_ALIGNMENT */
+	env->strict_alignment = (attr->prog_flags & BPF_F_STRICT_ALIGNMENT) && !(attr->prog_flags & BPF_F_ANY_ALIGNMENT);
 
 	bpf_prog_calc_tag(prog);
 	ret = add_subprog_and_kfunc(env);
@@ -4622,13 +5208,8 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 	ret = check_cfg(env);
 	if (ret < 0)
 		goto skip_full_check;
-	init_func_state(env, env->cur_state->frame[0], BPF_MAIN_FUNC, 0, 0);
-	env->cur_state->branches = 1;
-	env->prev_linfo = NULL;
-	ret = do_check(env);
-	free_stack(env);
-	if (!ret && !(env->log.level & BPF_LOG_LEVEL2))
-		bpf_vlog_reset(&env->log, 0);
+	ret = do_check_subprogs(env);
+	ret = ret ?: do_check_common(env, 0);	/* (do_check_main()) */
 skip_full_check:
 	if (ret == 0)
 		ret = check_max_stack_depth(env);
