@@ -231,6 +231,19 @@ static unsigned long long stat_field(const char *stat, int n)
 	return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
+/* The comm in /proc/TID/stat (as the kernel has it: not escaped), into comm[16]; false if none. */
+static bool stat_comm(const char *stat, char comm[16])
+{
+	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+	size_t n;
+
+	if (!open || !close || close < open)
+		return false;
+	n = close - (open + 1);
+	memcpy(comm, open + 1, n < 15 ? n : 15);
+	return true;
+}
+
 static void watch_exit(pid_t tgid)
 {
 	int fd = pidfd_open(tgid, 0);
@@ -440,13 +453,12 @@ static struct known *meet(pid_t tid, pid_t creator)
 	} u = { .rec = { .type = SESSION_REC_NEW_TASK, .tid = tid } };
 	struct session_record *rec = &u.rec;
 	struct known *k, *parent;
-	char status[2048], stat[1024], *name, *after;
+	char status[2048], stat[1024], *after;
 	pid_t ppid;
 
 	/* stat has all but the tgid, which a task alone in its process does not need: status,
 	 * twice the cost, only for a task with other threads */
-	if (read_proc(tid, "stat", stat, sizeof(stat)) < 0 || !(after = strrchr(stat, ')')) ||
-	    !(name = strchr(stat, '(')))
+	if (read_proc(tid, "stat", stat, sizeof(stat)) < 0 || !(after = strrchr(stat, ')')))
 		return NULL;
 	k = calloc(1, sizeof(*k));
 	if (!k)
@@ -474,11 +486,7 @@ static struct known *meet(pid_t tid, pid_t creator)
 	rec->task.creator = creator ? creator : (parent ? parent->tid : 0);
 	rec->task.helper = k->helper;
 	sscanf(after, ") %*c %*d %d %d %u", &rec->task.pgid, &rec->task.sid, &rec->task.tty);
-	{
-		size_t n = after - (name + 1);
-
-		memcpy(rec->task.comm, name + 1, n < 15 ? n : 15);
-	}
+	stat_comm(stat, rec->task.comm);
 	if (!rec->task.ppid && !rec->task.creator && k->tgid == tid && !k->helper) {
 		describe_start(tid, rec);
 		produce(rec);
@@ -555,13 +563,13 @@ static void exec_outcome(struct known *k)
 	stat_read = exec_marks(k->tid, now, stat);
 	rec->ts = now_ns();
 	if (now[0] != k->exec_marks[0] || now[1] != k->exec_marks[1]) {
-		char comm[32], path[64], exe[PATH_MAX];
+		char path[64], exe[PATH_MAX];
 		ssize_t n;
 
 		rec->exec.result = 0;
 		serve_exec(k->tgid);
-		if (read_proc(k->tid, "comm", comm, sizeof(comm)) > 0)
-			memcpy(rec->exec.comm, comm, strcspn(comm, "\n") < 15 ? strcspn(comm, "\n") : 15);
+		if (stat_read)
+			stat_comm(stat, rec->exec.comm);	/* the new one */
 		/* what it runs (a script's interpreter): the kernel's mm->exe_file */
 		snprintf(path, sizeof(path), "/proc/%d/exe", (int)k->tid);
 		n = readlink(path, exe, sizeof(exe) - 1);
