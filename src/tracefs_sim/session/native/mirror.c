@@ -1010,6 +1010,7 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 	unsigned long long served = 0;
 	struct known *k;
 	long nr = req->data.nr;
+	bool produced;
 
 	*how = 0;
 	*tgid = req->pid;
@@ -1083,9 +1084,6 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 		}
 		break;
 	}
-	case __NR_exit_group:
-		k->exited = true;
-		break;
 	case __NR_close:
 		serve_fd_closed(k->tgid, (long)req->data.args[0]);
 		break;
@@ -1100,11 +1098,14 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 	}
 	if (rec->sc.flags & SESSION_SC_SERVE)
 		rec->sc.serial = ++serials;
-	if (produce(rec) && (rec->sc.flags & SESSION_SC_SERVE))
+	produced = produce(rec);
+	if (produced && (rec->sc.flags & SESSION_SC_SERVE))
 		served = rec->sc.serial;
-	if (nr == __NR_exit) {
+	/* an exit the kernel was told of (lost, its task would wait in the kernel for ever, and a
+	 * parent's wait4 there with it: process_ended() tells it then) */
+	if ((nr == __NR_exit || nr == __NR_exit_group) && produced) {
 		k->exited = true;
-		if (k->tid != k->tgid)
+		if (nr == __NR_exit && k->tid != k->tgid)
 			forget(req->pid);	/* a thread ends; its process's end is watched */
 	}
 out:
@@ -1178,13 +1179,31 @@ void mirror_fd_given(pid_t tid, int kfd, int fd)
 
 /* ---- ends ---- */
 
-/* The process `tgid` ended: its tasks that did not exit by themselves end with its status. */
+/* Under lock: whether a record of `len` bytes fits in the ring now. */
+static bool fits(unsigned long long len)
+{
+	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
+	unsigned long long off = head % size, pad = off + len > size ? size - off : 0;
+
+	return head + pad + len - __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE) <= size;
+}
+
+/*
+ * The process `tgid` ended: its tasks that did not exit by themselves end with its status.
+ * Their EXIT records wait for room in the ring (up to EXIT_WAIT_MS; the kernel takes records
+ * off it whatever its tasks do): without one, a task of the kernel waits for ever for its next
+ * call, and its parent's wait4 there with it.
+ */
+#define EXIT_WAIT_MS 5000
 static void process_ended(pid_t tgid, int pidfd)
 {
 	struct session_record rec = { .type = SESSION_REC_EXIT, .len = sizeof(rec) };
+	const struct timespec pause = { 0, 1000000 };
+	pid_t *ending = NULL;
+	size_t nr = 0, cap = 0, i;
 	char stat[1024];
 	unsigned int b;
-	int status = 9;	/* SIGKILL, when the zombie is already reaped */
+	int status = 9, waited = 0;	/* SIGKILL, when the zombie is already reaped */
 
 	if (read_proc(tgid, "stat", stat, sizeof(stat)) > 0 && stat_field(stat, 52))
 		status = stat_field(stat, 52);
@@ -1197,17 +1216,33 @@ static void process_ended(pid_t tgid, int pidfd)
 				p = &k->next;
 				continue;
 			}
-			if (!k->exited) {
-				rec.tid = k->tid;
-				rec.ts = now_ns();
-				rec.exit.status = status;
-				produce(&rec);
+			if (!k->exited && nr == cap) {
+				pid_t *more = realloc(ending, (cap = cap ? 2 * cap : 8) * sizeof(*ending));
+
+				if (more)
+					ending = more;
+				else
+					cap = nr;
 			}
+			if (!k->exited && nr < cap)
+				ending[nr++] = k->tid;
 			*p = k->next;
 			free(k);
 		}
 	}
+	for (i = 0; i < nr; i++) {
+		while (!fits(rec.len) && waited++ < EXIT_WAIT_MS) {
+			pthread_mutex_unlock(&lock);
+			nanosleep(&pause, NULL);
+			pthread_mutex_lock(&lock);
+		}
+		rec.tid = ending[i];
+		rec.ts = now_ns();
+		rec.exit.status = status;
+		produce(&rec);	/* (counted lost if it still does not fit) */
+	}
 	pthread_mutex_unlock(&lock);
+	free(ending);
 	serve_exit(tgid);
 	epoll_ctl(exits_epoll, EPOLL_CTL_DEL, pidfd, NULL);
 	close(pidfd);
