@@ -63,6 +63,7 @@ struct known {
 	pid_t tid, tgid;
 	bool helper;		/* one of the project's tools: its calls are not mirrored */
 	bool exited;		/* it made exit/exit_group: no EXIT record when its process ends */
+	bool unannounced;	/* its NEW_TASK record was lost: the kernel has no task for its calls */
 	bool clone_pending;	/* its last call was a clone: look for the child at its next one */
 	bool clone_thread;	/* ... of a thread */
 	bool exec_pending;	/* its last call was an execve: its outcome goes before its next */
@@ -489,11 +490,12 @@ static struct known *meet(pid_t tid, pid_t creator)
 	stat_comm(stat, rec->task.comm);
 	if (!rec->task.ppid && !rec->task.creator && k->tgid == tid && !k->helper) {
 		describe_start(tid, rec);
-		produce(rec);
-		describe_maps(tid, false, NULL);	/* a root: the address space it came with */
+		k->unannounced = !produce(rec);
+		if (!k->unannounced)
+			describe_maps(tid, false, NULL);	/* a root: the address space it came with */
 		return k;
 	}
-	produce(rec);
+	k->unannounced = !produce(rec);
 	return k;
 }
 
@@ -1028,6 +1030,10 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 		exec_outcome(k);
 	if (k->helper && nr != __NR_exit && nr != __NR_exit_group)
 		goto out;
+	if (k->unannounced) {	/* (its records would wait in the kernel for ever) */
+		ring->lost++;
+		goto out;
+	}
 	*tgid = k->tgid;
 	*how = serve_wanted(req, k->tgid);
 	if (*how & SERVE_DEFER)	/* a /dev/kmsg read held until the log has a record for it */
