@@ -63,6 +63,7 @@ struct known {
 	pid_t tid, tgid;
 	bool helper;		/* one of the project's tools: its calls are not mirrored */
 	bool exited;		/* it made exit/exit_group: no EXIT record when its process ends */
+	bool unannounced;	/* its NEW_TASK record was lost: the kernel has no task for its calls */
 	bool clone_pending;	/* its last call was a clone: look for the child at its next one */
 	bool clone_thread;	/* ... of a thread */
 	bool exec_pending;	/* its last call was an execve: its outcome goes before its next */
@@ -75,7 +76,7 @@ static struct known *known_tasks[BUCKETS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct session_ring *ring;
 static int doorbell_fd = -1, exits_epoll = -1;
-static char **helpers;
+static struct stat helpers[16];	/* the project's tools (--helper) */
 static int nr_helpers;
 
 /* ---- the ring ---- */
@@ -231,6 +232,19 @@ static unsigned long long stat_field(const char *stat, int n)
 	return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
+/* The comm in /proc/TID/stat (as the kernel has it: not escaped), into comm[16]; false if none. */
+static bool stat_comm(const char *stat, char comm[16])
+{
+	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+	size_t n;
+
+	if (!open || !close || close < open)
+		return false;
+	n = close - (open + 1);
+	memcpy(comm, open + 1, n < 15 ? n : 15);
+	return true;
+}
+
 static void watch_exit(pid_t tgid)
 {
 	int fd = pidfd_open(tgid, 0);
@@ -342,7 +356,7 @@ static void produce_maps(struct session_record *rec, const struct vma_line *vmas
 	} while (i < nr);
 }
 
-static void describe_maps(pid_t tid, bool exec)
+static void describe_maps(pid_t tid, bool exec, const char *stat_now)
 {
 	union {
 		struct session_record rec;
@@ -353,6 +367,7 @@ static void describe_maps(pid_t tid, bool exec)
 	size_t nr = 0, cap = 256, i, line_cap = 0;
 	unsigned long long stack = 0;
 	char path[64], stat[1024], *line = NULL;
+	const char *st = stat_now;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
@@ -411,9 +426,11 @@ static void describe_maps(pid_t tid, bool exec)
 	fclose(f);
 	if (!vmas)
 		return;
-	if (read_proc(tid, "stat", stat, sizeof(stat)) > 0) {
-		rec->maps.start_brk = stat_field(stat, 47);
-		rec->maps.start_stack = stat_field(stat, 28);
+	if (!st && read_proc(tid, "stat", stat, sizeof(stat)) > 0)
+		st = stat;
+	if (st) {
+		rec->maps.start_brk = stat_field(st, 47);
+		rec->maps.start_stack = stat_field(st, 28);
 	}
 	if (!rec->maps.brk || rec->maps.brk < rec->maps.start_brk)
 		rec->maps.brk = rec->maps.start_brk;
@@ -437,19 +454,22 @@ static struct known *meet(pid_t tid, pid_t creator)
 	} u = { .rec = { .type = SESSION_REC_NEW_TASK, .tid = tid } };
 	struct session_record *rec = &u.rec;
 	struct known *k, *parent;
-	char status[2048], stat[1024], *name, *after;
+	char status[2048], stat[1024], *after;
 	pid_t ppid;
 
-	if (read_proc(tid, "status", status, sizeof(status)) < 0)
+	/* stat has all but the tgid, which a task alone in its process does not need: status,
+	 * twice the cost, only for a task with other threads */
+	if (read_proc(tid, "stat", stat, sizeof(stat)) < 0 || !(after = strrchr(stat, ')')))
 		return NULL;
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return NULL;
 	k->tid = tid;
-	k->tgid = status_field(status, "\nTgid:");
-	ppid = status_field(status, "\nPPid:");
-	if (!k->tgid)
-		k->tgid = tid;
+	k->tgid = tid;
+	ppid = stat_field(stat, 4);
+	if (stat_field(stat, 20) > 1 && read_proc(tid, "status", status, sizeof(status)) > 0 &&
+	    status_field(status, "\nTgid:"))
+		k->tgid = status_field(status, "\nTgid:");
 	parent = k->tgid != tid ? find(k->tgid) : find(ppid);
 	k->helper = parent && parent->helper;
 	k->next = known_tasks[(unsigned int)tid % BUCKETS];
@@ -466,21 +486,16 @@ static struct known *meet(pid_t tid, pid_t creator)
 	rec->task.ppid = find(ppid) ? ppid : 0;
 	rec->task.creator = creator ? creator : (parent ? parent->tid : 0);
 	rec->task.helper = k->helper;
-	if (read_proc(tid, "stat", stat, sizeof(stat)) > 0 && (after = strrchr(stat, ')')))
-		sscanf(after, ") %*c %*d %d %d %u", &rec->task.pgid, &rec->task.sid, &rec->task.tty);
-	name = strstr(status, "Name:\t");
-	if (name) {
-		size_t n = strcspn(name + 6, "\n");
-
-		memcpy(rec->task.comm, name + 6, n < 15 ? n : 15);
-	}
+	sscanf(after, ") %*c %*d %d %d %u", &rec->task.pgid, &rec->task.sid, &rec->task.tty);
+	stat_comm(stat, rec->task.comm);
 	if (!rec->task.ppid && !rec->task.creator && k->tgid == tid && !k->helper) {
 		describe_start(tid, rec);
-		produce(rec);
-		describe_maps(tid, false);	/* a root: the address space it came with */
+		k->unannounced = !produce(rec);
+		if (!k->unannounced)
+			describe_maps(tid, false, NULL);	/* a root: the address space it came with */
 		return k;
 	}
-	produce(rec);
+	k->unannounced = !produce(rec);
 	return k;
 }
 
@@ -522,15 +537,16 @@ static void meet_children(struct known *k)
 	}
 }
 
-static void exec_marks(pid_t tid, unsigned long long marks[2])
+/* What an exec changes (startcode, start_brk), from /proc/TID/stat (read into `stat`, 1024 bytes):
+ * false when it could not be read. */
+static bool exec_marks(pid_t tid, unsigned long long marks[2], char *stat)
 {
-	char stat[1024];
-
 	marks[0] = marks[1] = 0;
-	if (read_proc(tid, "stat", stat, sizeof(stat)) > 0) {
-		marks[0] = stat_field(stat, 26);	/* startcode */
-		marks[1] = stat_field(stat, 47);	/* start_brk */
-	}
+	if (read_proc(tid, "stat", stat, 1024) <= 0)
+		return false;
+	marks[0] = stat_field(stat, 26);	/* startcode */
+	marks[1] = stat_field(stat, 47);	/* start_brk */
+	return true;
 }
 
 /* The outcome of the task's last execve: a new image (ASLR moves its code and heap) or not. */
@@ -542,18 +558,20 @@ static void exec_outcome(struct known *k)
 	} u = { .rec = { .type = SESSION_REC_EXEC, .tid = k->tid, .len = sizeof(u.rec) } };
 	struct session_record *rec = &u.rec;
 	unsigned long long now[2];
+	char stat[1024];
+	bool stat_read;
 
 	k->exec_pending = false;
-	exec_marks(k->tid, now);
+	stat_read = exec_marks(k->tid, now, stat);
 	rec->ts = now_ns();
 	if (now[0] != k->exec_marks[0] || now[1] != k->exec_marks[1]) {
-		char comm[32], path[64], exe[PATH_MAX];
+		char path[64], exe[PATH_MAX];
 		ssize_t n;
 
 		rec->exec.result = 0;
 		serve_exec(k->tgid);
-		if (read_proc(k->tid, "comm", comm, sizeof(comm)) > 0)
-			memcpy(rec->exec.comm, comm, strcspn(comm, "\n") < 15 ? strcspn(comm, "\n") : 15);
+		if (stat_read)
+			stat_comm(stat, rec->exec.comm);	/* the new one */
 		/* what it runs (a script's interpreter): the kernel's mm->exe_file */
 		snprintf(path, sizeof(path), "/proc/%d/exe", (int)k->tid);
 		n = readlink(path, exe, sizeof(exe) - 1);
@@ -567,7 +585,7 @@ static void exec_outcome(struct known *k)
 	}
 	produce(rec);
 	if (!rec->exec.result && !k->helper)
-		describe_maps(k->tid, true);	/* the new image's */
+		describe_maps(k->tid, true, stat_read ? stat : NULL);	/* the new image's */
 }
 
 /* ---- a call's record ---- */
@@ -638,25 +656,122 @@ static bool add_blob(struct session_record *rec, size_t room, int arg, int kind,
 	return true;
 }
 
-/* argv/envp: the strings, packed, as many as fit in STRV_MAX bytes. */
+/* Up to `len` bytes at `addr`, as far as the target's memory is readable, in one
+ * process_vm_readv (a page an iovec: a partial read stops at the first unreadable page);
+ * the bytes read, 0 if none. */
+#define READ_UPTO_PAGES 24
+static size_t read_upto(pid_t pid, unsigned long long addr, void *buf, size_t len)
+{
+	struct iovec local[READ_UPTO_PAGES], remote[READ_UPTO_PAGES];
+	size_t at = 0;
+	int n = 0;
+	ssize_t got;
+
+	while (at < len && n < READ_UPTO_PAGES) {
+		size_t chunk = 4096 - ((addr + at) & 4095);
+
+		if (chunk > len - at)
+			chunk = len - at;
+		local[n] = (struct iovec){ (char *)buf + at, chunk };
+		remote[n++] = (struct iovec){ (void *)(uintptr_t)(addr + at), chunk };
+		at += chunk;
+	}
+	got = n ? process_vm_readv(pid, local, n, remote, n, 0) : 0;
+	return got > 0 ? (size_t)got : 0;
+}
+
+/*
+ * argv/envp: the strings, packed, as many as fit in STRV_MAX bytes.  An exec's vectors are
+ * read in a few calls, not two a string (an envp of 40 strings cost ~100 us an exec): the
+ * pointers STRV_BATCH at a time, and the strings a span of memory at a time, the span from a
+ * string not read yet to the last of the vector's strings that lie within STRV_SPAN_MAX above
+ * it (a process's inherited environment is on its stack side by side, the strings a shell
+ * made in its heap: two spans, kept in STRV_SPANS slots).  A string a span's read did not get
+ * whole is read alone.
+ */
+#define STRV_BATCH 256
+#define STRV_SPAN_MAX (8 * 4096)
+#define STRV_SPANS 4
+
+static struct strv_span {
+	unsigned long long start;
+	size_t got;		/* 0: the slot is free */
+	char bytes[STRV_SPAN_MAX + STRV_MAX];
+} spans[STRV_SPANS];	/* (under lock: the vectors of the call being recorded) */
+static unsigned int next_span;
+
+/* The call's vectors are recorded: what was read of them is the past. */
+static void strv_forget(void)
+{
+	for (int j = 0; j < STRV_SPANS; j++)
+		spans[j].got = 0;
+}
+
+/* The string at ptrs[i] (NUL-terminated, at most `left` bytes with its NUL) copied to `to`: its
+ * length, or -1 when unreadable or too long. */
+static ssize_t strv_string(pid_t pid, const unsigned long long *ptrs, size_t i, size_t nr, char *to, size_t left)
+{
+	struct strv_span *span = NULL;
+	unsigned long long ptr = ptrs[i], hi = ptr;
+	size_t at, avail, j;
+	char *nul;
+
+	for (j = 0; j < STRV_SPANS && !span; j++)
+		if (spans[j].got && ptr >= spans[j].start && ptr - spans[j].start < spans[j].got)
+			span = &spans[j];
+	if (!span) {
+		for (j = i + 1; j < nr; j++)
+			if (ptrs[j] > hi && ptrs[j] - ptr <= STRV_SPAN_MAX)
+				hi = ptrs[j];
+		span = &spans[next_span++ % STRV_SPANS];
+		span->start = ptr;
+		span->got = read_upto(pid, ptr, span->bytes, hi - ptr + STRV_MAX);
+	}
+	at = ptr - span->start;
+	avail = at < span->got ? span->got - at : 0;
+	if (avail > left)
+		avail = left;
+	nul = avail ? memchr(span->bytes + at, '\0', avail) : NULL;
+	if (nul) {
+		memcpy(to, span->bytes + at, nul - (span->bytes + at) + 1);
+		return nul - (span->bytes + at);
+	}
+	if (avail == left)
+		return -1;	/* longer than what is left */
+	return read_target_string(pid, ptr, to, left);
+}
+
 static bool add_strv(struct session_record *rec, size_t room, pid_t pid, int arg, unsigned long long vec)
 {
+	unsigned long long ptrs[STRV_BATCH];
 	char strings[STRV_MAX];
 	size_t used = 0;
 	int count = 0;
+	bool more = vec != 0;
 
-	while (vec) {
-		unsigned long long ptr;
-		ssize_t n;
+	while (more) {
+		size_t nr = read_upto(pid, vec + 8 * count, ptrs, sizeof(ptrs)) / 8, i;
 
-		if (!read_target(pid, vec + 8 * count, &ptr, sizeof(ptr)) || !ptr)
-			break;
-		n = read_target_string(pid, ptr, strings + used, sizeof(strings) - used);
-		if (n < 0)
-			break;
-		used += n + 1;
-		count++;
+		more = nr == STRV_BATCH;
+		for (i = 0; i < nr && ptrs[i]; i++)
+			;
+		if (i < nr) {
+			nr = i;
+			more = false;
+		}
+		for (i = 0; i < nr; i++) {
+			ssize_t n = used < sizeof(strings) ?
+				    strv_string(pid, ptrs, i, nr, strings + used, sizeof(strings) - used) : -1;
+
+			if (n < 0) {
+				more = false;
+				break;
+			}
+			used += n + 1;
+			count++;
+		}
 	}
+	strv_forget();
 	return add_blob(rec, room, arg, SESSION_BLOB_STRV, count, strings, used);
 }
 
@@ -859,30 +974,33 @@ static bool opens_kmsg(const struct seccomp_notif *req, const struct session_rec
 	}
 }
 
-/* Whether `path`, as the task sees it, is one of the project's tools. */
+/* Whether `path`, as the task sees it, is one of the project's tools (the same file: one
+ * stat, where a realpath() costs a call a component). */
 static bool is_helper(pid_t pid, const char *path)
 {
-	char where[PATH_MAX + 64], real[PATH_MAX];
+	char where[PATH_MAX + 64];
+	struct stat st;
 	int i;
 
+	if (!nr_helpers)
+		return false;
 	snprintf(where, sizeof(where), "/proc/%d/%s/%s", (int)pid, path[0] == '/' ? "root" : "cwd", path);
-	if (!realpath(where, real))
+	if (stat(where, &st) < 0)
 		return false;
 	for (i = 0; i < nr_helpers; i++)
-		if (!strcmp(real, helpers[i]))
+		if (st.st_dev == helpers[i].st_dev && st.st_ino == helpers[i].st_ino)
 			return true;
 	return false;
 }
 
-/* What the execve will fail with, if it does: the file's absence or permissions. */
+/* What the execve will fail with, if it does: the file's absence or permissions (access()
+ * fails with what a lookup fails with, or EACCES when the file is there but not executable). */
 static int exec_error(pid_t pid, const char *path)
 {
 	char where[PATH_MAX + 64];
 
 	snprintf(where, sizeof(where), "/proc/%d/%s/%s", (int)pid, path[0] == '/' ? "root" : "cwd", path);
-	if (access(where, F_OK) < 0)
-		return errno;
-	return access(where, X_OK) < 0 ? EACCES : ENOEXEC;
+	return access(where, X_OK) < 0 ? errno : ENOEXEC;
 }
 
 /* Before the call is answered: what happened since the task's last call, and the call's
@@ -894,6 +1012,7 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 	unsigned long long served = 0;
 	struct known *k;
 	long nr = req->data.nr;
+	bool produced;
 
 	*how = 0;
 	*tgid = req->pid;
@@ -911,6 +1030,10 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 		exec_outcome(k);
 	if (k->helper && nr != __NR_exit && nr != __NR_exit_group)
 		goto out;
+	if (k->unannounced) {	/* (its records would wait in the kernel for ever) */
+		ring->lost++;
+		goto out;
+	}
 	*tgid = k->tgid;
 	*how = serve_wanted(req, k->tgid);
 	if (*how & SERVE_DEFER)	/* a /dev/kmsg read held until the log has a record for it */
@@ -949,7 +1072,11 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 			break;
 		k->exec_pending = true;
 		k->exec_error = exec_error(req->pid, path);
-		exec_marks(req->pid, k->exec_marks);
+		{
+			char stat[1024];
+
+			exec_marks(req->pid, k->exec_marks, stat);
+		}
 		if (is_helper(req->pid, path))
 			k->helper = true;	/* its exec is mirrored, then nothing but its end */
 		break;
@@ -963,9 +1090,6 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 		}
 		break;
 	}
-	case __NR_exit_group:
-		k->exited = true;
-		break;
 	case __NR_close:
 		serve_fd_closed(k->tgid, (long)req->data.args[0]);
 		break;
@@ -980,11 +1104,14 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 	}
 	if (rec->sc.flags & SESSION_SC_SERVE)
 		rec->sc.serial = ++serials;
-	if (produce(rec) && (rec->sc.flags & SESSION_SC_SERVE))
+	produced = produce(rec);
+	if (produced && (rec->sc.flags & SESSION_SC_SERVE))
 		served = rec->sc.serial;
-	if (nr == __NR_exit) {
+	/* an exit the kernel was told of (lost, its task would wait in the kernel for ever, and a
+	 * parent's wait4 there with it: process_ended() tells it then) */
+	if ((nr == __NR_exit || nr == __NR_exit_group) && produced) {
 		k->exited = true;
-		if (k->tid != k->tgid)
+		if (nr == __NR_exit && k->tid != k->tgid)
 			forget(req->pid);	/* a thread ends; its process's end is watched */
 	}
 out:
@@ -1058,13 +1185,31 @@ void mirror_fd_given(pid_t tid, int kfd, int fd)
 
 /* ---- ends ---- */
 
-/* The process `tgid` ended: its tasks that did not exit by themselves end with its status. */
+/* Under lock: whether a record of `len` bytes fits in the ring now. */
+static bool fits(unsigned long long len)
+{
+	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
+	unsigned long long off = head % size, pad = off + len > size ? size - off : 0;
+
+	return head + pad + len - __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE) <= size;
+}
+
+/*
+ * The process `tgid` ended: its tasks that did not exit by themselves end with its status.
+ * Their EXIT records wait for room in the ring (up to EXIT_WAIT_MS; the kernel takes records
+ * off it whatever its tasks do): without one, a task of the kernel waits for ever for its next
+ * call, and its parent's wait4 there with it.
+ */
+#define EXIT_WAIT_MS 5000
 static void process_ended(pid_t tgid, int pidfd)
 {
 	struct session_record rec = { .type = SESSION_REC_EXIT, .len = sizeof(rec) };
+	const struct timespec pause = { 0, 1000000 };
+	pid_t *ending = NULL;
+	size_t nr = 0, cap = 0, i;
 	char stat[1024];
 	unsigned int b;
-	int status = 9;	/* SIGKILL, when the zombie is already reaped */
+	int status = 9, waited = 0;	/* SIGKILL, when the zombie is already reaped */
 
 	if (read_proc(tgid, "stat", stat, sizeof(stat)) > 0 && stat_field(stat, 52))
 		status = stat_field(stat, 52);
@@ -1077,17 +1222,33 @@ static void process_ended(pid_t tgid, int pidfd)
 				p = &k->next;
 				continue;
 			}
-			if (!k->exited) {
-				rec.tid = k->tid;
-				rec.ts = now_ns();
-				rec.exit.status = status;
-				produce(&rec);
+			if (!k->exited && nr == cap) {
+				pid_t *more = realloc(ending, (cap = cap ? 2 * cap : 8) * sizeof(*ending));
+
+				if (more)
+					ending = more;
+				else
+					cap = nr;
 			}
+			if (!k->exited && nr < cap)
+				ending[nr++] = k->tid;
 			*p = k->next;
 			free(k);
 		}
 	}
+	for (i = 0; i < nr; i++) {
+		while (!fits(rec.len) && waited++ < EXIT_WAIT_MS) {
+			pthread_mutex_unlock(&lock);
+			nanosleep(&pause, NULL);
+			pthread_mutex_lock(&lock);
+		}
+		rec.tid = ending[i];
+		rec.ts = now_ns();
+		rec.exit.status = status;
+		produce(&rec);	/* (counted lost if it still does not fit) */
+	}
 	pthread_mutex_unlock(&lock);
+	free(ending);
 	serve_exit(tgid);
 	epoll_ctl(exits_epoll, EPOLL_CTL_DEL, pidfd, NULL);
 	close(pidfd);
@@ -1124,8 +1285,9 @@ bool mirror_init(int ram_fd, unsigned long long offset, unsigned long long size,
 		return false;
 	}
 	doorbell_fd = bell;
-	helpers = helper_paths;
-	nr_helpers = nr_helper_paths;
+	for (int i = 0; i < nr_helper_paths && nr_helpers < (int)(sizeof(helpers) / sizeof(helpers[0])); i++)
+		if (stat(helper_paths[i], &helpers[nr_helpers]) == 0)
+			nr_helpers++;
 	return true;
 }
 

@@ -48,7 +48,8 @@ int respond(int listener, uint64_t id, int err, int64_t val);
 /* The supervisor receives with several threads, so that a notification is taken at once even
  * while another is being served: until it is taken the caller's wait is interruptible, and a
  * signal then (a SIGCHLD, say) would fail the call with EINTR where Linux's would not; once
- * taken it is killable only (WAIT_KILLABLE_RECV).  Serving stays one call at a time. */
+ * taken it is killable only (WAIT_KILLABLE_RECV).  Serving stays one call at a time.  All but
+ * one wait in RECV only while calls come from several threads at once (supervisor.c). */
 #define SUPERVISOR_RECEIVERS 4
 
 /* The notification each receiving thread is answering, in memory it shares with init: should
