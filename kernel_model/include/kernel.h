@@ -236,6 +236,7 @@ struct task_struct {
 		gid_t gid, sgid, egid, fsgid;
 		u32 tty;			/* its controlling terminal's device number, 0: none (6.1:
 						 * signal->tty); a session task's is its host process's */
+		unsigned int personality;	/* personality(2): its execution domain and flags */
 	)
 	/* mm, threads, signals (mmap.c, memory.c, fork.c, signal.c, futex.c) */
 	int *set_child_tid;		/* CLONE_CHILD_SETTID */

@@ -396,7 +396,9 @@ int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_v
 void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 static inline void get_page(struct page *page) { __atomic_add_fetch(&page->_refcount, 1, __ATOMIC_RELAXED); }
 static inline int page_count(struct page *page) { return __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED); }
-/* include/uapi/asm-generic/mman-common.h, mman.h (perf's mmap checks) */
+/* include/uapi/asm-generic/mman-common.h, mman.h */
+#define PROT_READ	0x1
 #define PROT_WRITE	0x2
+#define PROT_EXEC	0x4
 #define MAP_SHARED	0x01
 #endif

@@ -10,6 +10,7 @@
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
 #include "../include/elf.h"
+#include "../include/personality.h"
 #include "../include/signal.h"
 
 #define ELF_MIN_ALIGN		PAGE_SIZE
@@ -22,9 +23,6 @@
 #define CLOCKS_PER_SEC		100	/* USER_HZ */
 #define STACK_ALLOC(sp, len)	((sp) -= (len))
 #define STACK_ROUND(sp, items)	(((unsigned long)((sp) - (items))) & ~15UL)
-#define PROT_READ	0x1
-#define PROT_WRITE	0x2
-#define PROT_EXEC	0x4
 #define MAP_PRIVATE	0x02
 #define MAP_FIXED	0x10
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -300,6 +298,7 @@ noinline int load_elf_binary(struct linux_binprm *bprm)
 	retval = begin_new_exec(bprm);
 	if (retval)
 		goto out_free_ph;
+	set_personality_64bit();	/* SET_PERSONALITY2 (elf_read_implies_exec(): never, 64-bit) */
 	setup_new_exec(bprm);
 	retval = setup_arg_pages(bprm, STACK_TOP, 0);
 	if (retval < 0)

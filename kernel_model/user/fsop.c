@@ -1889,6 +1889,106 @@ static void fam_fdinfo(void)
 
 /* A lease whose holder never gives way: the breaker's open waits lease_break_time (45 s), then
  * time_out_leases() takes the lease away and the open goes ahead */
+/* ---- personality(2): the execution domain and flags, what uname and mmap make of them ---- */
+#define PER_LINUX32		0x0008
+#define UNAME26			0x0020000
+#define READ_IMPLIES_EXEC	0x0400000
+
+/* /proc/self/personality as read, or the open's error */
+static void show_proc_personality(const char *path)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY, 0);
+	long n;
+
+	if (fd < 0) {
+		printf("%s: %d\n", path, fd);
+		return;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	printf("%s: %s", path, buf);
+}
+
+/* The permissions /proc/self/maps shows for the mapping that starts at addr */
+static void show_maps_perms(const char *what, unsigned long addr)
+{
+	static char buf[16384];
+	int fd = open("/proc/self/maps", O_RDONLY, 0);
+	long n, total = 0;
+	char *line;
+
+	while (total < (long)sizeof(buf) - 1 && (n = read(fd, buf + total, sizeof(buf) - 1 - total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = 0;
+	for (line = buf; *line; ) {
+		unsigned long start = 0;
+		char *c = line;
+
+		for (; (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'); c++)
+			start = start * 16 + (*c <= '9' ? *c - '0' : *c - 'a' + 10);
+		if (start == addr) {
+			while (*c && *c != ' ')
+				c++;
+			c[5] = 0;	/* the four permission letters */
+			printf("%s: %s\n", what, c + 1);
+			return;
+		}
+		while (*line && *line++ != '\n')
+			;
+	}
+	printf("%s: not mapped\n", what);
+}
+
+struct utsname_user { char sysname[65], nodename[65], release[65], version[65], machine[65], domain[65]; };
+
+static void fam_persona(int argc, char **argv)
+{
+	char *args[] = { "fsop", "persona-child", "-", NULL };
+	struct utsname_user u;
+	long old, P = 4096;
+	char *p;
+	int status;
+
+	if (argc > 1 && !strcmp(argv[1], "persona-child")) {
+		R("exec'd child: personality(-1) (READ_IMPLIES_EXEC gone)", sc(135, 0xffffffff, 0, 0, 0, 0));
+		exit(0);
+	}
+	old = sc(135, 0xffffffff, 0, 0, 0, 0);
+	R("personality(-1)", old);
+	show_proc_personality("/proc/self/personality");
+	R("personality(PER_LINUX32)", sc(135, PER_LINUX32, 0, 0, 0, 0));
+	R("uname()", sc(63, L(&u), 0, 0, 0, 0));
+	printf("  machine %s\n", u.machine);
+	R("personality(UNAME26)", sc(135, UNAME26, 0, 0, 0, 0));
+	R("uname()", sc(63, L(&u), 0, 0, 0, 0));
+	printf("  machine %s, release 2.6.x: %d\n", u.machine, !strncmp(u.release, "2.6.", 4));
+	R("personality(READ_IMPLIES_EXEC | UNAME26)", sc(135, READ_IMPLIES_EXEC | UNAME26, 0, 0, 0, 0));
+	show_proc_personality("/proc/self/personality");
+	p = (char *)sc(9, 0, 2 * P, 1, 0x22, -1);	/* PROT_READ */
+	show_maps_perms("  mmap(PROT_READ)", L(p));
+	R("mprotect(p + 1 page, PROT_NONE)", sc(10, L(p + P), P, 0, 0, 0));
+	show_maps_perms("  then", L(p + P));
+	R("mprotect(p + 1 page, PROT_READ | PROT_WRITE)", sc(10, L(p + P), P, 3, 0, 0));
+	show_maps_perms("  then", L(p + P));
+	if (fork() == 0) {
+		R("child: personality(-1)", sc(135, 0xffffffff, 0, 0, 0, 0));
+		exit(0);
+	}
+	wait4(-1, &status, 0, NULL);
+	if (fork() == 0) {
+		execve(argv[0], args, NULL);
+		exit(99);
+	}
+	wait4(-1, &status, 0, NULL);
+	R("the exec'd child's status", status);
+	R("personality(0xffff1234)", sc(135, 0xffff1234, 0, 0, 0, 0));
+	R("personality(old)", sc(135, old, 0, 0, 0, 0));
+	R("personality(-1)", sc(135, 0xffffffff, 0, 0, 0, 0));
+}
+
 static void fam_leasebreak(void)
 {
 	unsigned long sigs = 1UL << (29 - 1);
@@ -1932,6 +2032,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(fam, "exec-child")) {
 		fam_exec(argc, argv);
+		return 0;
+	}
+	if (!strcmp(fam, "persona-child")) {
+		fam_persona(argc, argv);
 		return 0;
 	}
 	if (!strcmp(fam, "xattr")) {
@@ -1986,6 +2090,8 @@ int main(int argc, char **argv)
 		fam_leasebreak();
 	else if (!strcmp(fam, "fasync"))
 		fam_fasync();
+	else if (!strcmp(fam, "persona"))
+		fam_persona(argc, argv);
 	else
 		return 2;
 	return 0;

@@ -1318,3 +1318,20 @@ INET_LSM_CALLS = {
 def test_inet_connection_lsm_calls(machine):
     calls = traced_calls(machine, {f for f, _ in INET_LSM_CALLS}, [(["nettest", "tcp"], None)])
     assert INET_LSM_CALLS <= calls, INET_LSM_CALLS - calls
+
+
+# kernel/exec_domain.c, kernel/sys.c, arch/x86/kernel/process_64.c, fs/proc/base.c: personality(2),
+# what uname and exec make of it, and the process's file of it
+PERSONALITY_CALLS = {
+    ("__x64_sys_personality", "do_syscall_64"),
+    ("override_release", "__do_sys_newuname"),
+    ("set_personality_64bit", "load_elf_binary"),
+    ("proc_pid_personality", "proc_single_show"),
+}
+
+
+def test_personality_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PERSONALITY_CALLS}, [
+        (["fsop", "persona", "/tmp/fsop-persona"], None),
+    ])
+    assert PERSONALITY_CALLS <= calls, PERSONALITY_CALLS - calls

@@ -1385,6 +1385,25 @@ static noinline int proc_pid_stack(struct seq_file *m, void *pid)
 	return err;
 }
 
+/* Its personality (personality(2)), to a reader that may trace it */
+static noinline int proc_pid_personality(struct seq_file *m, void *pid)
+{
+	unsigned long irq;
+	struct task_struct *task = get_proc_task_locked(m->private, &irq);
+	unsigned int personality = 0;
+	int err;
+
+	if (!task)
+		return -ESRCH;
+	err = lock_trace(task);
+	if (!err)
+		personality = task->personality;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	if (!err)
+		seq_printf(m, "%08x\n", personality);
+	return err;
+}
+
 /* lib/syscall.c: the system call a task is in, from its user registers */
 struct syscall_info {
 	u64 sp;
@@ -1527,6 +1546,7 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "environ", S_IFREG | 0400, NULL, NULL, NULL, &proc_environ_operations },
 	{ "auxv", S_IFREG | 0400, NULL, NULL, NULL, &proc_auxv_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },
+	{ "personality", S_IFREG | 0400, proc_pid_personality },
 	{ "limits", S_IFREG | 0444, proc_pid_limits },
 	{ "comm", S_IFREG | 0644, comm_show },
 	{ "syscall", S_IFREG | 0400, proc_pid_syscall },
@@ -1620,6 +1640,7 @@ static const struct pid_entry tid_base_stuff[] = {
 	{ "environ", S_IFREG | 0400, NULL, NULL, NULL, &proc_environ_operations },
 	{ "auxv", S_IFREG | 0400, NULL, NULL, NULL, &proc_auxv_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },
+	{ "personality", S_IFREG | 0400, proc_pid_personality },
 	{ "limits", S_IFREG | 0444, proc_pid_limits },
 	{ "comm", S_IFREG | 0644, comm_show },
 	{ "syscall", S_IFREG | 0400, proc_pid_syscall },
