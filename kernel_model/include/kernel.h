@@ -176,6 +176,13 @@ struct task_struct {
 	int prio;
 	TASK_GAP(112, 2272,
 		u64 vruntime;
+		u64 nr_migrations;		/* (6.1: se.nr_migrations) times it moved to another cpu */
+		unsigned long nvcsw, nivcsw;	/* context switches: it slept; it was preempted */
+		struct sched_info {		/* kernel/sched/stats.h: its waits on a runqueue */
+			unsigned long pcount;		/* times it came to run */
+			unsigned long long run_delay;	/* ns it waited, runnable, for a cpu */
+			unsigned long long last_arrival, last_queued;	/* when it last ran; began to wait (0: not waiting) */
+		} sched_info;
 		u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
 		u64 default_timer_slack_ns;	/* what a write of 0 to /proc/PID/timerslack_ns restores: the
 						 * parent's slack when it forked */

@@ -306,7 +306,7 @@ STATUS_KEYS = ["Name", "Umask", "State", "Tgid", "Ngid", "Pid", "PPid", "TracerP
                "FDSize", "Groups", "NStgid", "NSpid", "NSpgid", "NSsid", "VmPeak", "VmSize", "VmLck",
                "VmPin", "VmHWM", "VmRSS", "RssAnon", "RssFile", "RssShmem", "VmData", "VmStk", "VmExe",
                "VmLib", "VmPTE", "VmSwap", "CoreDumping", "Threads", "SigQ", "SigPnd", "ShdPnd",
-               "SigBlk", "SigIgn", "SigCgt"]
+               "SigBlk", "SigIgn", "SigCgt", "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"]
 
 
 def test_proc_status_as_6_1_writes_it(machine):
@@ -1335,3 +1335,19 @@ def test_personality_calls(machine):
         (["fsop", "persona", "/tmp/fsop-persona"], None),
     ])
     assert PERSONALITY_CALLS <= calls, PERSONALITY_CALLS - calls
+
+
+# fs/proc/base.c, kernel/sched/debug.c: a process's scheduler files
+SCHED_PROC_CALLS = {
+    ("sched_open", "do_dentry_open"),
+    ("sched_show", "seq_read_iter"),
+    ("proc_sched_show_task", "sched_show"),
+    ("proc_pid_schedstat", "proc_single_show"),
+}
+
+
+def test_proc_sched_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in SCHED_PROC_CALLS}, [
+        (["cat", "/proc/self/sched", "/proc/1/schedstat"], None),
+    ])
+    assert SCHED_PROC_CALLS <= calls, SCHED_PROC_CALLS - calls

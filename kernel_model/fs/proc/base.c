@@ -16,6 +16,7 @@
 #include "../../include/ptrace.h"
 #include "../../include/stacktrace.h"
 #include "../../include/kallsyms.h"
+#include "../../include/sched_debug.h"
 
 /* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
 notrace noinline struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
@@ -115,6 +116,7 @@ struct task_snap {
 	int umask, fdsize, threads;
 	u64 pending, blocked, ignored, caught;
 	unsigned long qlim, qsize;
+	unsigned long nvcsw, nivcsw;
 };
 
 /* the handlers ignoring and catching signals (collect_sigign_sigcatch()) */
@@ -163,6 +165,8 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	collect_sigign_sigcatch(t, &s->ignored, &s->caught);
 	s->qlim = task_rlimit(t, RLIMIT_SIGPENDING);
 	s->qsize = ucounts_sigpending(t->uid);	/* the signals its user has queued */
+	s->nvcsw = t->nvcsw;
+	s->nivcsw = t->nivcsw;
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return 0;
 }
@@ -342,8 +346,8 @@ static noinline int proc_pid_limits(struct seq_file *m, void *pid)
 	return 0;
 }
 
-/* /proc/PID/status as 6.1's fs/proc/array.c: task_state, task_mem, task_sig (no capability,
- * seccomp, cpu list or context switch lines yet) */
+/* /proc/PID/status as 6.1's fs/proc/array.c: task_state, task_mem, task_sig,
+ * task_context_switch_counts (no capability, seccomp or cpu list lines yet) */
 noinline int proc_pid_status(struct seq_file *m, void *pid)
 {
 	struct mm_struct *mm;
@@ -397,6 +401,10 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 	render_sigset_t(m, "SigBlk:\t", &s.blocked);
 	render_sigset_t(m, "SigIgn:\t", &s.ignored);
 	render_sigset_t(m, "SigCgt:\t", &s.caught);
+	/* task_context_switch_counts() */
+	seq_put_decimal_ull(m, "voluntary_ctxt_switches:\t", s.nvcsw);
+	seq_put_decimal_ull(m, "\nnonvoluntary_ctxt_switches:\t", s.nivcsw);
+	seq_putc(m, '\n');
 	return 0;
 }
 
@@ -1404,6 +1412,63 @@ static noinline int proc_pid_personality(struct seq_file *m, void *pid)
 	return err;
 }
 
+/* ---- its scheduler state (kernel/sched/debug.c) and its waits for a cpu (sched_info) ---- */
+static noinline int sched_show(struct seq_file *m, void *v)
+{
+	struct inode *inode = m->private;
+	unsigned long irq;
+	struct task_struct *p = get_proc_task_locked(inode, &irq);
+
+	if (!p)
+		return -ESRCH;
+	proc_sched_show_task(p, NULL, m);	/* (under sched_lock: 6.1 holds a reference) */
+	spin_unlock_irqrestore(&sched_lock, irq);
+	return 0;
+}
+
+/* A write resets 6.1's schedstats (proc_sched_set_task()), which the model does not keep:
+ * taken whole, for a task still there */
+static noinline ssize_t sched_write(struct file *file, const char *buf, size_t count, loff_t *offset)
+{
+	unsigned long irq;
+	struct task_struct *p = get_proc_task_locked(file->f_inode, &irq);
+
+	if (!p)
+		return -ESRCH;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	return count;
+}
+
+static noinline int sched_open(struct inode *inode, struct file *filp)
+{
+	return single_open(filp, sched_show, inode);
+}
+
+static const struct file_operations proc_pid_sched_operations = {
+	.open = sched_open,
+	.read = seq_read,
+	.write = sched_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* time on the cpu, time waiting for one, times it came to run */
+static noinline int proc_pid_schedstat(struct seq_file *m, void *pid)
+{
+	unsigned long long runtime, run_delay;
+	unsigned long pcount, irq;
+	struct task_struct *task = get_proc_task_locked(m->private, &irq);
+
+	if (!task)
+		return -ESRCH;
+	runtime = task->sum_exec_runtime;
+	run_delay = task->sched_info.run_delay;
+	pcount = task->sched_info.pcount;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	seq_printf(m, "%llu %llu %lu\n", runtime, run_delay, pcount);
+	return 0;
+}
+
 /* lib/syscall.c: the system call a task is in, from its user registers */
 struct syscall_info {
 	u64 sp;
@@ -1548,6 +1613,7 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "status", S_IFREG | 0444, proc_pid_status },
 	{ "personality", S_IFREG | 0400, proc_pid_personality },
 	{ "limits", S_IFREG | 0444, proc_pid_limits },
+	{ "sched", S_IFREG | 0644, NULL, NULL, NULL, &proc_pid_sched_operations },
 	{ "comm", S_IFREG | 0644, comm_show },
 	{ "syscall", S_IFREG | 0400, proc_pid_syscall },
 	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
@@ -1560,6 +1626,7 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
 	{ "wchan", S_IFREG | 0444, proc_pid_wchan },
 	{ "stack", S_IFREG | 0400, proc_pid_stack },
+	{ "schedstat", S_IFREG | 0444, proc_pid_schedstat },
 	{ "oom_score", S_IFREG | 0444, proc_oom_score },
 	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
 	{ "io", S_IFREG | 0400, proc_tgid_io_accounting },
@@ -1642,6 +1709,7 @@ static const struct pid_entry tid_base_stuff[] = {
 	{ "status", S_IFREG | 0444, proc_pid_status },
 	{ "personality", S_IFREG | 0400, proc_pid_personality },
 	{ "limits", S_IFREG | 0444, proc_pid_limits },
+	{ "sched", S_IFREG | 0644, NULL, NULL, NULL, &proc_pid_sched_operations },
 	{ "comm", S_IFREG | 0644, comm_show },
 	{ "syscall", S_IFREG | 0400, proc_pid_syscall },
 	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
@@ -1654,6 +1722,7 @@ static const struct pid_entry tid_base_stuff[] = {
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
 	{ "wchan", S_IFREG | 0444, proc_pid_wchan },
 	{ "stack", S_IFREG | 0400, proc_pid_stack },
+	{ "schedstat", S_IFREG | 0444, proc_pid_schedstat },
 	{ "oom_score", S_IFREG | 0444, proc_oom_score },
 	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
 	{ "io", S_IFREG | 0400, proc_tid_io_accounting },
