@@ -130,6 +130,7 @@ typedef unsigned int fmode_t;
 #define FMODE_WRITER		0x10000	/* holds write access to its mount */
 #define FMODE_RANDOM		0x1000
 #define FMODE_STREAM		0x200000
+#define FMODE_UNSIGNED_OFFSET	0x2000	/* any offset, as unsigned (/proc/PID/mem: addresses) */
 #define FMODE_NOWAIT		0x8000000
 
 

@@ -308,6 +308,7 @@ _Static_assert(offsetof(struct vm_area_struct, vm_list) == 152, "vm_area_struct:
 
 /* include/linux/mm.h: the fault's flags and result */
 #define FAULT_FLAG_WRITE	0x01
+#define FAULT_FLAG_REMOTE	0x80
 #define FAULT_FLAG_USER		0x40
 #define FAULT_FLAG_INSTRUCTION	0x100
 #define VM_FAULT_OOM		0x000001
@@ -370,6 +371,25 @@ int mm_hold_pool_file(struct mm_struct *mm, int region, struct file *file);
 extern const struct vm_operations_struct host_file_vm_ops;
 int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
 int expand_stack(struct vm_area_struct *vma, unsigned long address);
+/* gup.c: how get_user_pages*() and access_remote_vm() go to a page (include/linux/mm.h) */
+#define FOLL_WRITE	0x01	/* the page will be written: writable first */
+#define FOLL_TOUCH	0x02
+#define FOLL_GET	0x04	/* a reference to each page for the caller */
+#define FOLL_DUMP	0x08	/* a hole is an error, not a zero page */
+#define FOLL_FORCE	0x10	/* past the VMA's protection, as far as VM_MAY* go (a tracer's) */
+#define FOLL_REMOTE	0x2000	/* another task's mm */
+#define FOLL_ANON	0x8000	/* anonymous memory only */
+#define FOLL_LONGTERM	0x10000
+#define FOLL_PIN	0x40000
+long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
+			   unsigned int gup_flags, struct page **pages, struct vm_area_struct **vmas, int *locked);
+struct page *vm_normal_page(struct vm_area_struct *vma, unsigned long addr, u64 pte);
+/* the shared zero page (memory.c): mapped read-only where anonymous memory is read before
+ * it is written; no one counts its references (a kernel page no allocation made) */
+extern u8 empty_zero_page[];
+#define is_zero_page(page)	((page) == virt_to_page(empty_zero_page))
+static inline unsigned long pte_pfn(u64 pte) { return (pte & PTE_PFN_MASK) >> 12; }
+void put_gup_page(struct page *page);
 /* memory.c */
 int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len, unsigned int gup_flags);
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,

@@ -1989,6 +1989,72 @@ static void fam_persona(int argc, char **argv)
 	R("personality(-1)", sc(135, 0xffffffff, 0, 0, 0, 0));
 }
 
+/* ---- /proc/PID/mem: a process's memory by address, as a debugger reads and writes it ---- */
+/* (noinline: its code is rewritten through /proc/self/mem below, then called) */
+static __attribute__((noinline)) int answer(void)
+{
+	return 1;
+}
+
+static const char rodata_word[8] = "const";
+
+static void fam_procmem(void)
+{
+	static const unsigned char ret2[] = { 0xb8, 2, 0, 0, 0, 0xc3 };	/* mov $2, %eax; ret */
+	int (*volatile call)(void) = answer;
+	long P = 4096;
+	char *rw = (char *)sc(9, 0, 2 * P, 3, 0x22, -1), *ro, *none, buf[16];
+	int fd = open("/proc/self/mem", O_RDWR, 0), status;
+
+	R("open(/proc/self/mem, O_RDWR)", fd >= 0);
+	R("munmap(rw + 1 page)", sc(11, L(rw + P), P, 0, 0, 0));
+	R("pread(mem, across the end of a mapping, 8)", sc(17, fd, L(buf), 8, L(rw + P - 4), 0));
+	memcpy(rw, "hello", 6);
+	R("pread(mem, rw page, 5)", sc(17, fd, L(buf), 5, L(rw), 0));
+	buf[5] = 0;
+	printf("  %s\n", buf);
+	R("pwrite(mem, rw page, HELLO)", sc(18, fd, L("HELLO"), 5, L(rw), 0));
+	printf("  the page: %s\n", rw);
+	/* a read-only private page, never touched: the zero page, then the write's own copy */
+	ro = (char *)sc(9, 0, P, 1, 0x22, -1);
+	memset(buf, 'x', 4);
+	R("pread(mem, untouched read-only page, 4)", sc(17, fd, L(buf), 4, L(ro), 0));
+	printf("  zeros: %d\n", !buf[0] && !buf[1] && !buf[2] && !buf[3]);
+	R("pwrite(mem, read-only page, ro)", sc(18, fd, L("ro"), 3, L(ro), 0));
+	printf("  the page: %s\n", ro);
+	show_maps_perms("  its mapping", L(ro));
+	none = (char *)sc(9, 0, P, 0, 0x22, -1);
+	R("pread(mem, PROT_NONE page, 4)", sc(17, fd, L(buf), 4, L(none), 0));
+	R("pwrite(mem, PROT_NONE page, 4)", sc(18, fd, L("abc"), 4, L(none), 0));
+	R("mprotect(PROT_NONE page, PROT_READ)", sc(10, L(none), P, 1, 0, 0));
+	printf("  the page: %s\n", none);
+	R("pread(mem, unmapped, 4)", sc(17, fd, L(buf), 4, 0x10000, 0));
+	R("lseek(mem, rw page, SEEK_SET) is the address", sc(8, fd, L(rw), 0, 0, 0) == L(rw));
+	R("lseek(mem, 2, SEEK_CUR) is past it", sc(8, fd, 2, 1, 0, 0) == L(rw + 2));
+	R("read(mem, 3) there", read(fd, buf, 3));
+	buf[3] = 0;
+	printf("  %s\n", buf);
+	R("lseek(mem, 0, SEEK_END)", sc(8, fd, 0, 2, 0, 0));
+	/* read-only data and code of the program (its file's private mappings) */
+	R("pwrite(mem, rodata, CONST)", sc(18, fd, L("CONST"), 5, L(rodata_word), 0));
+	printf("  rodata: %s\n", rodata_word);
+	R("answer()", call());
+	R("pwrite(mem, answer's code, mov $2 ret)", sc(18, fd, L(ret2), sizeof(ret2), L(answer), 0));
+	R("answer() rewritten", call());
+	/* a forked child's write is its own (COW) */
+	if (fork() == 0) {
+		int cfd = open("/proc/self/mem", O_RDWR, 0);
+
+		sc(18, cfd, L("child"), 6, L(rw), 0);
+		exit(strcmp(rw, "child") ? 1 : 0);
+	}
+	wait4(-1, &status, 0, NULL);
+	R("the child wrote its own copy", status);
+	printf("  the parent's page: %s\n", rw);
+	close(fd);
+	R("open(/proc/1/mem) as another user", getuid() ? open("/proc/1/mem", O_RDONLY, 0) : -13);
+}
+
 static void fam_leasebreak(void)
 {
 	unsigned long sigs = 1UL << (29 - 1);
@@ -2092,6 +2158,8 @@ int main(int argc, char **argv)
 		fam_fasync();
 	else if (!strcmp(fam, "persona"))
 		fam_persona(argc, argv);
+	else if (!strcmp(fam, "procmem"))
+		fam_procmem();
 	else
 		return 2;
 	return 0;

@@ -1351,3 +1351,35 @@ def test_proc_sched_calls(machine):
         (["cat", "/proc/self/sched", "/proc/1/schedstat"], None),
     ])
     assert SCHED_PROC_CALLS <= calls, SCHED_PROC_CALLS - calls
+
+
+# fs/proc/base.c, mm/memory.c, mm/gup.c: /proc/PID/mem, another mm's pages by address (FOLL_FORCE
+# faults them in, a write breaking COW)
+PROC_MEM_CALLS = {
+    ("mem_open", "do_dentry_open"),
+    ("mem_read", "vfs_read"),
+    ("mem_write", "vfs_write"),
+    ("mem_rw", "mem_read"),
+    ("mem_rw", "mem_write"),
+    ("mem_lseek", "vfs_llseek"),
+    ("mem_release", "__fput"),
+    ("access_remote_vm", "mem_rw"),
+    ("__access_remote_vm", "access_remote_vm"),
+    ("get_user_pages_remote", "__access_remote_vm"),
+    ("__get_user_pages_remote", "get_user_pages_remote"),
+    ("__get_user_pages", "__get_user_pages_remote"),
+    ("check_vma_flags", "__get_user_pages"),
+    ("follow_page_mask", "__get_user_pages"),
+    ("follow_page_pte", "follow_page_mask"),
+    ("try_grab_page", "follow_page_pte"),
+    ("handle_mm_fault", "__get_user_pages"),       # faultin_page (inline)
+    ("access_remote_vm", "proc_pid_cmdline_show"),
+}
+
+
+def test_proc_mem_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PROC_MEM_CALLS}, [
+        (["fsop", "procmem", "/tmp/fsop-procmem"], None),
+        (["cat", "/proc/self/cmdline"], b"cat\0/proc/self/cmdline\0"),
+    ])
+    assert PROC_MEM_CALLS <= calls, PROC_MEM_CALLS - calls

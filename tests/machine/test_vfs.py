@@ -16,7 +16,7 @@ from kernel_paths import host_directory
 
 FSOP = Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user" / "fsop.elf"
 FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec", "task", "mm", "life", "cap", "fdinfo",
-            "persona"]
+            "persona", "procmem"]
 
 
 @pytest.fixture

@@ -498,17 +498,17 @@ static notrace int proc_pid_cmdline_show(struct seq_file *m, void *pid)
 	}
 	arg_start = mm->arg_start;
 	arg_end = mm->arg_end;
-	if (arg_end > arg_start && access_remote_vm(mm, arg_end - 1, &c, 1, 0) == 1 && c) {
+	if (arg_end > arg_start && access_remote_vm(mm, arg_end - 1, &c, 1, FOLL_ANON) == 1 && c) {
 		/* get_mm_proctitle(): one page at most, to its first NUL */
 		unsigned long n = 0;
 
-		len = access_remote_vm(mm, arg_start, page, PAGE_SIZE, 0);
+		len = access_remote_vm(mm, arg_start, page, PAGE_SIZE, FOLL_ANON);
 		while (n < len && page[n])
 			n++;
 		seq_write(m, page, n);
 	} else {
 		for (pos = arg_start; pos < arg_end; pos += len) {
-			len = access_remote_vm(mm, pos, page, min(arg_end - pos, PAGE_SIZE), 0);
+			len = access_remote_vm(mm, pos, page, min(arg_end - pos, PAGE_SIZE), FOLL_ANON);
 			if (!len)
 				break;
 			seq_write(m, page, len);
@@ -1212,6 +1212,98 @@ static noinline int mem_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* ---- its memory (mem): read and written at its addresses, by a reader that may trace it ---- */
+static noinline int mem_open(struct inode *inode, struct file *file)
+{
+	int ret = __mem_open(inode, file, PTRACE_MODE_ATTACH);
+
+	/* OK to pass negative loff_t, we can catch out-of-range */
+	file->f_mode |= FMODE_UNSIGNED_OFFSET;
+	return ret;
+}
+
+/* A page at a time through a kernel buffer: FOLL_FORCE reads what the task cannot and writes
+ * into its read-only private mappings (a COW copy of their page, read-only to it still) */
+static noinline ssize_t mem_rw(struct file *file, char *buf, size_t count, loff_t *ppos, int write)
+{
+	struct mm_struct *mm = file->private_data;
+	unsigned long addr = *ppos;
+	unsigned int flags;
+	ssize_t copied;
+	char *page;
+
+	if (!mm)
+		return 0;
+	page = (char *)__get_free_pages(GFP_KERNEL, 0);
+	if (!page)
+		return -ENOMEM;
+	copied = 0;
+	if (!mmget_not_zero(mm))
+		goto free;
+	flags = FOLL_FORCE | (write ? FOLL_WRITE : 0);
+	while (count > 0) {
+		size_t this_len = min(count, PAGE_SIZE);
+
+		if (write && copy_from_user(page, buf, this_len)) {
+			copied = -EFAULT;
+			break;
+		}
+		this_len = access_remote_vm(mm, addr, page, this_len, flags);
+		if (!this_len) {
+			if (!copied)
+				copied = -EIO;
+			break;
+		}
+		if (!write && copy_to_user(buf, page, this_len)) {
+			copied = -EFAULT;
+			break;
+		}
+		buf += this_len;
+		addr += this_len;
+		copied += this_len;
+		count -= this_len;
+	}
+	*ppos = addr;
+	mmput(mm);
+free:
+	free_page(page);
+	return copied;
+}
+
+static noinline ssize_t mem_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	return mem_rw(file, buf, count, ppos, 0);
+}
+
+static noinline ssize_t mem_write(struct file *file, const char *buf, size_t count, loff_t *ppos)
+{
+	return mem_rw(file, (char *)buf, count, ppos, 1);
+}
+
+/* any position (an address), from the start or the current one */
+noinline loff_t mem_lseek(struct file *file, loff_t offset, int orig)
+{
+	switch (orig) {
+	case 0:	/* SEEK_SET */
+		file->f_pos = offset;
+		break;
+	case 1:	/* SEEK_CUR */
+		file->f_pos += offset;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return file->f_pos;	/* (force_successful_syscall_return(): an address is no errno) */
+}
+
+static const struct file_operations proc_mem_operations = {
+	.llseek = mem_lseek,
+	.read = mem_read,
+	.write = mem_write,
+	.open = mem_open,
+	.release = mem_release,
+};
+
 static noinline int environ_open(struct inode *inode, struct file *file)
 {
 	return __mem_open(inode, file, PTRACE_MODE_READ);
@@ -1241,7 +1333,7 @@ static noinline ssize_t environ_read(struct file *file, char *buf, size_t count,
 		if (src >= env_end - env_start)
 			break;
 		this_len = min(min(count, PAGE_SIZE), env_end - (env_start + src));
-		retval = access_remote_vm(mm, env_start + src, page, this_len, 0);
+		retval = access_remote_vm(mm, env_start + src, page, this_len, FOLL_ANON);
 		if (retval <= 0) {
 			ret = retval;
 			break;
@@ -1620,6 +1712,7 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "stat", S_IFREG | 0444, proc_tgid_stat },
 	{ "statm", S_IFREG | 0444, proc_pid_statm },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
+	{ "mem", S_IFREG | 0600, NULL, NULL, NULL, &proc_mem_operations },
 	{ "cwd", S_IFLNK | 0777, .proc_get_link = proc_cwd_link },
 	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
 	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
@@ -1716,6 +1809,7 @@ static const struct pid_entry tid_base_stuff[] = {
 	{ "stat", S_IFREG | 0444, proc_tid_stat },
 	{ "statm", S_IFREG | 0444, proc_pid_statm },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
+	{ "mem", S_IFREG | 0600, NULL, NULL, NULL, &proc_mem_operations },
 	{ "cwd", S_IFLNK | 0777, .proc_get_link = proc_cwd_link },
 	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
 	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
