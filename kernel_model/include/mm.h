@@ -364,6 +364,7 @@ unsigned long vm_mmap(struct file *file, unsigned long addr, unsigned long len, 
 unsigned long vm_mmap_pgoff(struct file *file, unsigned long addr, unsigned long len,
 			    unsigned long prot, unsigned long flag, unsigned long pgoff);
 int __vm_munmap(unsigned long start, size_t len, bool downgrade);
+int vm_munmap(unsigned long start, size_t len);
 int vm_brk_flags(unsigned long addr, unsigned long request, unsigned long flags);
 u64 vm_get_page_prot(unsigned long vm_flags);
 void exit_mmap(struct mm_struct *mm);

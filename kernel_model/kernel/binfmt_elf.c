@@ -84,7 +84,7 @@ static noinline unsigned long elf_map(struct file *file, unsigned long addr,
 		total_size = ELF_PAGEALIGN(total_size);
 		map_addr = vm_mmap(file, addr, total_size, prot, type, off);
 		if (!BAD_ADDR(map_addr))
-			__vm_munmap(map_addr + size, total_size - size, false);
+			vm_munmap(map_addr + size, total_size - size);
 	} else {
 		map_addr = vm_mmap(file, addr, size, prot, type, off);
 	}
@@ -330,7 +330,7 @@ noinline int load_elf_binary(struct linux_binprm *bprm)
 					retval = IS_ERR((void *)load_bias) ? PTR_ERR((void *)load_bias) : -EINVAL;
 					goto out_free_dentry;
 				}
-				__vm_munmap(load_bias, total_size, false);
+				vm_munmap(load_bias, total_size);
 				load_bias &= ~(alignment - 1);
 				elf_flags |= MAP_FIXED_NOREPLACE;
 			} else {

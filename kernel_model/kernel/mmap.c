@@ -398,6 +398,11 @@ noinline int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 	return ret;
 }
 
+noinline int vm_munmap(unsigned long start, size_t len)
+{
+	return __vm_munmap(start, len, false);
+}
+
 SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 {
 	if (current->session) {

@@ -10,6 +10,7 @@
 #include "../include/kernel.h"
 #include "../include/mmap_lock.h"
 #include "../include/session.h"
+#include "../include/pagemap.h"
 
 static inline bool vma_is_anonymous(struct vm_area_struct *vma)
 {
@@ -97,8 +98,12 @@ noinline struct page *follow_page_pte(struct vm_area_struct *vma, unsigned long 
 			goto out;
 		}
 	}
-	if (!try_grab_page(page, flags))
+	if (!try_grab_page(page, flags)) {
 		page = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	if (flags & FOLL_TOUCH)	/* (a written page's PTE is dirty already: its fault made it so) */
+		mark_page_accessed(page);
 out:
 	spin_unlock(&mm->page_table_lock);
 	return page;

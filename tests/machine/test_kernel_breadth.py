@@ -1374,6 +1374,16 @@ PROC_MEM_CALLS = {
     ("try_grab_page", "follow_page_pte"),
     ("handle_mm_fault", "__get_user_pages"),       # faultin_page (inline)
     ("access_remote_vm", "proc_pid_cmdline_show"),
+    ("mark_page_accessed", "follow_page_pte"),     # FOLL_TOUCH
+}
+# fs/exec.c, fs/binfmt_elf.c, mm/mmap.c: the new stack's pages through get_user_pages_remote,
+# counted in the old mm until the exec is done; a PIE's room unmapped past its first segment
+EXEC_STACK_CALLS = {
+    ("get_user_pages_remote", "get_arg_page"),
+    ("acct_arg_size", "get_arg_page"),
+    ("acct_arg_size", "begin_new_exec"),
+    ("vm_munmap", "elf_map"),
+    ("__vm_munmap", "vm_munmap"),
 }
 
 
@@ -1383,3 +1393,10 @@ def test_proc_mem_calls(machine):
         (["cat", "/proc/self/cmdline"], b"cat\0/proc/self/cmdline\0"),
     ])
     assert PROC_MEM_CALLS <= calls, PROC_MEM_CALLS - calls
+
+
+def test_exec_stack_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in EXEC_STACK_CALLS}, [
+        (["progtest-pie", "hello"], None),
+    ])
+    assert EXEC_STACK_CALLS <= calls, (EXEC_STACK_CALLS - calls, sorted(calls))
