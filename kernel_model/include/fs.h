@@ -580,6 +580,8 @@ struct iattr {
 #define ATTR_KILL_SGID	(1 << 12)
 #define ATTR_KILL_PRIV	(1 << 14)
 void setattr_copy(void *idmap, struct inode *inode, const struct iattr *attr);
+int setattr_prepare(void *idmap, struct dentry *dentry, struct iattr *attr);
+int inode_newsize_ok(const struct inode *inode, loff_t offset);
 int simple_setattr(void *idmap, struct dentry *dentry, struct iattr *iattr);
 /* fs/locks.c */
 void filelock_init(void);

@@ -1389,9 +1389,20 @@ static void fam_cap(void)
 		R("capget(v3, -1)", sc(125, L(&hdr), L(data), 0, 0, 0));
 		R("capget(bad header)", sc(125, 16, L(data), 0, 0, 0));
 	}
+	/* root's files, one only it may write, one anyone may */
+	R("fchmod(mine, 0644)", sc(91, open("mine", O_RDWR | 0100, 0644), 0644, 0, 0, 0));
+	R("fchmod(shared, 0666)", sc(91, open("shared", O_RDWR | 0100, 0644), 0666, 0, 0, 0));
 	if (fork() == 0) {
+		struct { long sec, nsec; } times[2] = { { 1, 0 }, { 2, 0 } };
+
 		R("chroot(.) as root (the child's own root)", sc(161, L("."), 0, 0, 0, 0));
 		R("setresuid(1000, 1000, 1000)", sc(117, 1000, 1000, 1000, 0, 0));
+		R("chmod(root's file) as 1000", sc(90, L("mine"), 0600, 0, 0, 0));
+		R("utimensat(root's file, times) as 1000", sc(280, AT_FDCWD, L("shared"), L(times), 0, 0));
+		R("utimensat(root's 0644 file, now) as 1000", sc(280, AT_FDCWD, L("mine"), 0, 0, 0));
+		R("utimensat(root's 0666 file, now) as 1000", sc(280, AT_FDCWD, L("shared"), 0, 0, 0));
+		R("truncate(root's 0666 file, 1) as 1000", sc(76, L("shared"), 1, 0, 0, 0));
+		R("truncate(root's 0666 file, -1) as 1000", sc(76, L("shared"), -1, 0, 0, 0));
 		R("mmap(0, MAP_FIXED) as 1000", map_fixed(0));
 		R("mmap(0x10000, MAP_FIXED) as 1000", map_fixed(0x10000));
 		R("kill(1, 0) as 1000", sc(62, 1, 0, 0, 0, 0));

@@ -1400,3 +1400,19 @@ def test_exec_stack_calls(machine):
         (["progtest-pie", "hello"], None),
     ])
     assert EXEC_STACK_CALLS <= calls, (EXEC_STACK_CALLS - calls, sorted(calls))
+
+
+# fs/attr.c: a file system's ->setattr asks setattr_prepare() (a mode or given times only by the
+# owner; the new size within the file system's limit) before it makes the change
+SETATTR_CALLS = {
+    ("setattr_prepare", "shmem_setattr"),
+    ("inode_newsize_ok", "setattr_prepare"),
+}
+
+
+def test_setattr_prepare_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in SETATTR_CALLS}, [
+        (["fsop", "stat", "/tmp/fsop-setattr-stat"], None),
+        (["fsop", "rw", "/tmp/fsop-setattr-rw"], None),
+    ])
+    assert SETATTR_CALLS <= calls, SETATTR_CALLS - calls
