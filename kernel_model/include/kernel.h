@@ -436,6 +436,8 @@ void *user_page(struct mm_struct *mm, u64 va);
 void vma_cache_init(void);
 void fpu_init_user(struct task_struct *t);
 void fpu_save(struct task_struct *t);
+void fpu_flush_thread(void);
+void flush_thread(void);
 void mmput(struct mm_struct *mm);
 void switch_mm(struct mm_struct *mm);
 bool access_ok(const void *uaddr, size_t len);

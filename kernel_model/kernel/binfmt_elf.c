@@ -255,7 +255,6 @@ noinline void start_thread(struct pt_regs *regs, unsigned long new_ip, unsigned 
 {
 	current->thread.fsbase = 0;
 	asm volatile("wrmsr" : : "c"(0xc0000100), "a"(0), "d"(0));
-	fpu_init_user(current);
 	memset(regs, 0, sizeof(*regs));
 	regs->ip = new_ip;
 	regs->sp = new_sp;

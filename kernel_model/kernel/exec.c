@@ -468,6 +468,7 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 		flush_itimer_signals();
 	}
 	me->flags &= ~(PF_KTHREAD | PF_FORKNOEXEC);
+	flush_thread();
 	flush_signal_handlers(me);
 	do_close_on_exec(me->files);
 	__set_task_comm(me, kbasename(bprm->filename), true);

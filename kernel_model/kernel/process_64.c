@@ -11,6 +11,13 @@
 #define ARCH_GET_GS	0x1004
 #define MSR_FS_BASE	0xc0000100
 
+/* arch/x86/kernel/process.c: what of the old program's CPU state an exec drops (6.1 also
+ * clears hardware breakpoints and TLS descriptors, which the model does not have) */
+noinline void flush_thread(void)
+{
+	fpu_flush_thread();
+}
+
 /* An exec of a 64-bit program (load_elf_binary's SET_PERSONALITY2): the personality is the
  * parent's, less READ_IMPLIES_EXEC, which a 64-bit program never gets (the model has no 32-bit
  * tasks: TIF_ADDR32 and TS_COMPAT, which 6.1 clears here, are never set) */

@@ -1376,14 +1376,17 @@ PROC_MEM_CALLS = {
     ("access_remote_vm", "proc_pid_cmdline_show"),
     ("mark_page_accessed", "follow_page_pte"),     # FOLL_TOUCH
 }
-# fs/exec.c, fs/binfmt_elf.c, mm/mmap.c: the new stack's pages through get_user_pages_remote,
-# counted in the old mm until the exec is done; a PIE's room unmapped past its first segment
+# fs/exec.c, fs/binfmt_elf.c, mm/mmap.c, arch/x86/kernel/{process,fpu/core}.c: the new stack's
+# pages through get_user_pages_remote, counted in the old mm until the exec is done; a PIE's room
+# unmapped past its first segment; the old program's FPU state reset
 EXEC_STACK_CALLS = {
     ("get_user_pages_remote", "get_arg_page"),
     ("acct_arg_size", "get_arg_page"),
     ("acct_arg_size", "begin_new_exec"),
     ("vm_munmap", "elf_map"),
     ("__vm_munmap", "vm_munmap"),
+    ("flush_thread", "begin_new_exec"),             # the old program's FPU state dropped
+    ("fpu_flush_thread", "flush_thread"),
 }
 
 
