@@ -1,7 +1,7 @@
 /* Attribute changes (Linux's fs/attr.c): notify_change asks the security hook, then has the
- * file system make the change (its ->setattr checks it, setattr_prepare's part, and copies it
- * with setattr_copy()); the caller
- * holds the inode's lock.  An inode without ->setattr takes simple_setattr(). */
+ * file system make the change (its ->setattr checks it with setattr_prepare() and copies it
+ * with setattr_copy()); the caller holds the inode's lock.  An inode without ->setattr takes
+ * simple_setattr(). */
 #include "../include/fs.h"
 #include "../include/security.h"
 #include "../include/cred.h"
@@ -36,6 +36,46 @@ noinline int setattr_should_drop_suidgid(void *idmap, struct inode *inode)
 	return 0;
 }
 
+/* May the file take the new size?  Not below 0, nor past what its file system can hold (no
+ * RLIMIT_FSIZE to pass: the model's is never lowered; no swap files) */
+noinline int inode_newsize_ok(const struct inode *inode, loff_t offset)
+{
+	if (offset < 0)
+		return -EINVAL;
+	if (inode->i_size < offset && offset > inode->i_sb->s_maxbytes)
+		return -EFBIG;
+	return 0;
+}
+
+/* May the caller make the change (a file system's ->setattr asks first)?  A size its file
+ * system takes; a mode or given times only by the owner or a holder of CAP_FOWNER, the
+ * set-group-id bit of a new mode dropped for one not in the file's group (nor CAP_FSETID).
+ * ATTR_FORCE: the kernel's own change, no permission asked.  (No chown here.) */
+noinline int setattr_prepare(void *idmap, struct dentry *dentry, struct iattr *attr)
+{
+	struct inode *inode = dentry->d_inode;
+	unsigned int ia_valid = attr->ia_valid;
+
+	/* size constraints first: they cannot be overridden with ATTR_FORCE */
+	if (ia_valid & ATTR_SIZE) {
+		int error = inode_newsize_ok(inode, attr->ia_size);
+
+		if (error)
+			return error;
+	}
+	if (ia_valid & ATTR_FORCE)
+		return 0;	/* (ATTR_KILL_PRIV's security_inode_killpriv: no capability xattrs to drop) */
+	if (ia_valid & ATTR_MODE) {
+		if (!inode_owner_or_capable(idmap, inode))
+			return -EPERM;
+		if (!in_group_or_capable(idmap, inode, inode->i_gid))
+			attr->ia_mode &= ~S_ISGID;
+	}
+	if ((ia_valid & (ATTR_MTIME_SET | ATTR_ATIME_SET | ATTR_TIMES_SET)) && !inode_owner_or_capable(idmap, inode))
+		return -EPERM;
+	return 0;
+}
+
 /* A setattr's change copied into the inode, once the file system has allowed it (its ->setattr;
  * no uid or gid change here: chown is not modelled).  The set-group-id bit of a new mode goes
  * unless the caller is in the file's group or may set it anyway (CAP_FSETID). */
@@ -66,6 +106,13 @@ noinline int notify_change(void *idmap, struct dentry *dentry, struct iattr *att
 	struct timespec64 now;
 	int error;
 
+	/* utimes(2) with no times (or both UTIME_NOW): the owner, or who may write it, and
+	 * setattr_prepare() asks nothing of it */
+	if ((ia_valid & ATTR_TOUCH) && !inode_owner_or_capable(idmap, inode)) {
+		error = inode_permission(inode, MAY_WRITE);
+		if (error)
+			return error;
+	}
 	if ((ia_valid & ATTR_MODE) && is_sxid(attr->ia_mode))
 		inode->i_flags &= ~S_NOSEC;	/* Flag setting protected by i_mutex */
 	/* the change time is now; so are the others, unless set (utimes with times) */

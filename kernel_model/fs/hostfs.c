@@ -500,7 +500,10 @@ noinline int hostfs_rename2(struct inode *old_dir, struct dentry *old_dentry,
 noinline int hostfs_setattr(struct dentry *dentry, struct iattr *attr)
 {
 	struct inode *inode = dentry->d_inode;
+	int error = setattr_prepare(NULL, dentry, attr);
 
+	if (error)
+		return error;
 	if (attr->ia_valid & ATTR_SIZE)
 		inode->i_size = attr->ia_size;
 	if (attr->ia_valid & ATTR_MODE)

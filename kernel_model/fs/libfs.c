@@ -246,11 +246,14 @@ noinline int noop_fsync(struct file *file, loff_t start, loff_t end, int datasyn
 	return 0;
 }
 
-/* An in-memory inode's attributes (the callers have checked the change: setattr_prepare's part) */
+/* An in-memory inode's attributes */
 noinline int simple_setattr(void *idmap, struct dentry *dentry, struct iattr *iattr)
 {
 	struct inode *inode = dentry->d_inode;
+	int error = setattr_prepare(idmap, dentry, iattr);
 
+	if (error)
+		return error;
 	if (iattr->ia_valid & ATTR_SIZE)
 		inode->i_size = iattr->ia_size;	/* truncate_setsize(): no pages of its own here */
 	setattr_copy(idmap, inode, iattr);

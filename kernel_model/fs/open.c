@@ -338,9 +338,7 @@ noinline int chmod_common(const struct path *path, umode_t mode)
 	error = mnt_want_write(path->mnt);
 	if (error)
 		return error;
-	error = security_path_chmod(path, mode);
-	if (!error && current->uid != 0 && current->uid != inode->i_uid)
-		error = -EPERM;
+	error = security_path_chmod(path, mode);	/* (the owner check: setattr_prepare()'s) */
 	if (!error) {
 		newattrs.ia_mode = (mode & S_IALLUGO) | (inode->i_mode & ~S_IALLUGO);
 		mutex_lock(&inode->i_rwsem);

@@ -263,11 +263,15 @@ noinline int rw_verify_area(int read_write, struct file *file, const loff_t *ppo
 	if (ppos) {
 		loff_t pos = *ppos;
 
+		/* (unsigned_offsets(): a file whose offsets are addresses, /proc/PID/mem) */
 		if (pos < 0) {
-			if (!(file->f_mode & 0x2000000))	/* FMODE_UNSIGNED_OFFSET */
+			if (!(file->f_mode & FMODE_UNSIGNED_OFFSET))
 				return -EINVAL;
-		} else if ((loff_t)(pos + count) < pos) {
-			return -EOVERFLOW;
+			if (count >= -pos)	/* both values are in 0..LLONG_MAX */
+				return -EOVERFLOW;
+		} else if ((loff_t)(pos + count) < 0) {
+			if (!(file->f_mode & FMODE_UNSIGNED_OFFSET))
+				return -EINVAL;
 		}
 	}
 	return security_file_permission(file, read_write == READ ? MAY_READ : MAY_WRITE);

@@ -199,12 +199,13 @@ noinline void shmem_truncate_range(struct inode *inode, loff_t newsize)
 noinline int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 {
 	struct inode *inode = dentry->d_inode;
+	int error = setattr_prepare(NULL, dentry, attr);
 
+	if (error)
+		return error;
 	if ((attr->ia_valid & ATTR_SIZE) && S_ISREG(inode->i_mode)) {
 		loff_t oldsize = inode->i_size, newsize = attr->ia_size;
 
-		if (newsize > inode->i_sb->s_maxbytes)
-			return -EFBIG;
 		if (newsize != oldsize) {
 			if (newsize < oldsize)
 				shmem_truncate_range(inode, newsize);

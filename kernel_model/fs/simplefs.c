@@ -269,12 +269,13 @@ static noinline struct inode *simplefs_get_inode(struct super_block *sb, struct 
 static noinline int simplefs_setattr(struct dentry *dentry, struct iattr *attr)
 {
 	struct inode *inode = dentry->d_inode;
+	int error = setattr_prepare(NULL, dentry, attr);
 
+	if (error)
+		return error;
 	if ((attr->ia_valid & ATTR_SIZE) && S_ISREG(inode->i_mode) && attr->ia_size != inode->i_size) {
 		loff_t newsize = attr->ia_size;
 
-		if (newsize > inode->i_sb->s_maxbytes)
-			return -EFBIG;
 		/* (the caller holds i_rwsem: no write or writeback of the file meanwhile) */
 		if (newsize < inode->i_size) {
 			truncate_inode_pages(inode->i_mapping, newsize);

@@ -130,6 +130,7 @@ typedef unsigned int fmode_t;
 #define FMODE_WRITER		0x10000	/* holds write access to its mount */
 #define FMODE_RANDOM		0x1000
 #define FMODE_STREAM		0x200000
+#define FMODE_UNSIGNED_OFFSET	0x2000	/* any offset, as unsigned (/proc/PID/mem: addresses) */
 #define FMODE_NOWAIT		0x8000000
 
 
@@ -579,6 +580,8 @@ struct iattr {
 #define ATTR_KILL_SGID	(1 << 12)
 #define ATTR_KILL_PRIV	(1 << 14)
 void setattr_copy(void *idmap, struct inode *inode, const struct iattr *attr);
+int setattr_prepare(void *idmap, struct dentry *dentry, struct iattr *attr);
+int inode_newsize_ok(const struct inode *inode, loff_t offset);
 int simple_setattr(void *idmap, struct dentry *dentry, struct iattr *iattr);
 /* fs/locks.c */
 void filelock_init(void);

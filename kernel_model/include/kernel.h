@@ -176,6 +176,13 @@ struct task_struct {
 	int prio;
 	TASK_GAP(112, 2272,
 		u64 vruntime;
+		u64 nr_migrations;		/* (6.1: se.nr_migrations) times it moved to another cpu */
+		unsigned long nvcsw, nivcsw;	/* context switches: it slept; it was preempted */
+		struct sched_info {		/* kernel/sched/stats.h: its waits on a runqueue */
+			unsigned long pcount;		/* times it came to run */
+			unsigned long long run_delay;	/* ns it waited, runnable, for a cpu */
+			unsigned long long last_arrival, last_queued;	/* when it last ran; began to wait (0: not waiting) */
+		} sched_info;
 		u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
 		u64 default_timer_slack_ns;	/* what a write of 0 to /proc/PID/timerslack_ns restores: the
 						 * parent's slack when it forked */
@@ -236,6 +243,7 @@ struct task_struct {
 		gid_t gid, sgid, egid, fsgid;
 		u32 tty;			/* its controlling terminal's device number, 0: none (6.1:
 						 * signal->tty); a session task's is its host process's */
+		unsigned int personality;	/* personality(2): its execution domain and flags */
 	)
 	/* mm, threads, signals (mmap.c, memory.c, fork.c, signal.c, futex.c) */
 	int *set_child_tid;		/* CLONE_CHILD_SETTID */
@@ -449,6 +457,8 @@ void *user_page(struct mm_struct *mm, u64 va);
 void vma_cache_init(void);
 void fpu_init_user(struct task_struct *t);
 void fpu_save(struct task_struct *t);
+void fpu_flush_thread(void);
+void flush_thread(void);
 void mmput(struct mm_struct *mm);
 void switch_mm(struct mm_struct *mm);
 bool access_ok(const void *uaddr, size_t len);

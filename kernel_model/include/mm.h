@@ -308,6 +308,7 @@ _Static_assert(offsetof(struct vm_area_struct, vm_list) == 152, "vm_area_struct:
 
 /* include/linux/mm.h: the fault's flags and result */
 #define FAULT_FLAG_WRITE	0x01
+#define FAULT_FLAG_REMOTE	0x80
 #define FAULT_FLAG_USER		0x40
 #define FAULT_FLAG_INSTRUCTION	0x100
 #define VM_FAULT_OOM		0x000001
@@ -363,6 +364,7 @@ unsigned long vm_mmap(struct file *file, unsigned long addr, unsigned long len, 
 unsigned long vm_mmap_pgoff(struct file *file, unsigned long addr, unsigned long len,
 			    unsigned long prot, unsigned long flag, unsigned long pgoff);
 int __vm_munmap(unsigned long start, size_t len, bool downgrade);
+int vm_munmap(unsigned long start, size_t len);
 int vm_brk_flags(unsigned long addr, unsigned long request, unsigned long flags);
 u64 vm_get_page_prot(unsigned long vm_flags);
 void exit_mmap(struct mm_struct *mm);
@@ -370,6 +372,25 @@ int mm_hold_pool_file(struct mm_struct *mm, int region, struct file *file);
 extern const struct vm_operations_struct host_file_vm_ops;
 int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
 int expand_stack(struct vm_area_struct *vma, unsigned long address);
+/* gup.c: how get_user_pages*() and access_remote_vm() go to a page (include/linux/mm.h) */
+#define FOLL_WRITE	0x01	/* the page will be written: writable first */
+#define FOLL_TOUCH	0x02
+#define FOLL_GET	0x04	/* a reference to each page for the caller */
+#define FOLL_DUMP	0x08	/* a hole is an error, not a zero page */
+#define FOLL_FORCE	0x10	/* past the VMA's protection, as far as VM_MAY* go (a tracer's) */
+#define FOLL_REMOTE	0x2000	/* another task's mm */
+#define FOLL_ANON	0x8000	/* anonymous memory only */
+#define FOLL_LONGTERM	0x10000
+#define FOLL_PIN	0x40000
+long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
+			   unsigned int gup_flags, struct page **pages, struct vm_area_struct **vmas, int *locked);
+struct page *vm_normal_page(struct vm_area_struct *vma, unsigned long addr, u64 pte);
+/* the shared zero page (memory.c): mapped read-only where anonymous memory is read before
+ * it is written; no one counts its references (a kernel page no allocation made) */
+extern u8 empty_zero_page[];
+#define is_zero_page(page)	((page) == virt_to_page(empty_zero_page))
+static inline unsigned long pte_pfn(u64 pte) { return (pte & PTE_PFN_MASK) >> 12; }
+void put_gup_page(struct page *page);
 /* memory.c */
 int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len, unsigned int gup_flags);
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
@@ -396,7 +417,9 @@ int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_v
 void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 static inline void get_page(struct page *page) { __atomic_add_fetch(&page->_refcount, 1, __ATOMIC_RELAXED); }
 static inline int page_count(struct page *page) { return __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED); }
-/* include/uapi/asm-generic/mman-common.h, mman.h (perf's mmap checks) */
+/* include/uapi/asm-generic/mman-common.h, mman.h */
+#define PROT_READ	0x1
 #define PROT_WRITE	0x2
+#define PROT_EXEC	0x4
 #define MAP_SHARED	0x01
 #endif

@@ -148,6 +148,7 @@ void folio_end_writeback(void *page);
 bool filemap_dirty_folio(struct address_space *mapping, void *page, unsigned long index);
 /* mm/swap.c */
 void folio_mark_accessed(void *page);
+void mark_page_accessed(struct page *page);	/* folio-compat.c: its page-based name */
 void folio_add_lru(void *page);
 /* mm/page-writeback.c */
 bool folio_mark_dirty(struct address_space *mapping, void *page, unsigned long index);

@@ -140,6 +140,7 @@ struct signal_struct {
 	struct task_struct *group_exec_task;	/* de_thread(): the thread that execs, the others go */
 	u64 cutime, cstime;			/* of the reaped children (wait_task_zombie) */
 	unsigned long cmin_flt, cmaj_flt;
+	unsigned long cnvcsw, cnivcsw;		/* ... their context switches */
 	struct hrtimer real_timer;		/* ITIMER_REAL (kernel/itimer.c): SIGALRM to leader_pid */
 	pid_t leader_pid;
 	ktime_t it_real_incr;			/* its interval, 0: none */

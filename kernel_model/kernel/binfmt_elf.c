@@ -10,6 +10,7 @@
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
 #include "../include/elf.h"
+#include "../include/personality.h"
 #include "../include/signal.h"
 
 #define ELF_MIN_ALIGN		PAGE_SIZE
@@ -22,9 +23,6 @@
 #define CLOCKS_PER_SEC		100	/* USER_HZ */
 #define STACK_ALLOC(sp, len)	((sp) -= (len))
 #define STACK_ROUND(sp, items)	(((unsigned long)((sp) - (items))) & ~15UL)
-#define PROT_READ	0x1
-#define PROT_WRITE	0x2
-#define PROT_EXEC	0x4
 #define MAP_PRIVATE	0x02
 #define MAP_FIXED	0x10
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -86,7 +84,7 @@ static noinline unsigned long elf_map(struct file *file, unsigned long addr,
 		total_size = ELF_PAGEALIGN(total_size);
 		map_addr = vm_mmap(file, addr, total_size, prot, type, off);
 		if (!BAD_ADDR(map_addr))
-			__vm_munmap(map_addr + size, total_size - size, false);
+			vm_munmap(map_addr + size, total_size - size);
 	} else {
 		map_addr = vm_mmap(file, addr, size, prot, type, off);
 	}
@@ -257,7 +255,6 @@ noinline void start_thread(struct pt_regs *regs, unsigned long new_ip, unsigned 
 {
 	current->thread.fsbase = 0;
 	asm volatile("wrmsr" : : "c"(0xc0000100), "a"(0), "d"(0));
-	fpu_init_user(current);
 	memset(regs, 0, sizeof(*regs));
 	regs->ip = new_ip;
 	regs->sp = new_sp;
@@ -300,6 +297,7 @@ noinline int load_elf_binary(struct linux_binprm *bprm)
 	retval = begin_new_exec(bprm);
 	if (retval)
 		goto out_free_ph;
+	set_personality_64bit();	/* SET_PERSONALITY2 (elf_read_implies_exec(): never, 64-bit) */
 	setup_new_exec(bprm);
 	retval = setup_arg_pages(bprm, STACK_TOP, 0);
 	if (retval < 0)
@@ -331,7 +329,7 @@ noinline int load_elf_binary(struct linux_binprm *bprm)
 					retval = IS_ERR((void *)load_bias) ? PTR_ERR((void *)load_bias) : -EINVAL;
 					goto out_free_dentry;
 				}
-				__vm_munmap(load_bias, total_size, false);
+				vm_munmap(load_bias, total_size);
 				load_bias &= ~(alignment - 1);
 				elf_flags |= MAP_FIXED_NOREPLACE;
 			} else {

@@ -190,24 +190,47 @@ static notrace noinline int bprm_mm_init(struct linux_binprm *bprm)
 	return __bprm_mm_init(bprm);
 }
 
-/* The page of the new stack at pos, in kernel memory (get_user_pages on the new mm). */
-static noinline void *get_arg_page(struct linux_binprm *bprm, unsigned long pos)
+/*
+ * The nascent bprm->mm is not visible until exec_mmap() but it can use a lot of memory:
+ * its stack's pages count in current->mm for a while (oom_badness's get_mm_rss), back to 0
+ * once the exec succeeds or fails.
+ */
+static noinline void acct_arg_size(struct linux_binprm *bprm, unsigned long pages)
+{
+	struct mm_struct *mm = current->mm;
+	long diff = (long)(pages - bprm->vma_pages);
+
+	if (!mm || !diff)
+		return;
+	bprm->vma_pages = pages;
+	add_mm_counter(mm, MM_ANONPAGES, diff);
+}
+
+/* The page of the new stack at pos, a reference held (get_user_pages on the new mm: the stack
+ * grown down to it by hand first, within a quarter of the stack limit) */
+static noinline struct page *get_arg_page(struct linux_binprm *bprm, unsigned long pos, int write)
 {
 	struct vm_area_struct *vma = bprm->vma;
-	u64 *pte;
+	struct mm_struct *mm = bprm->mm;
+	struct page *page;
+	long ret;
 
-	if (pos < vma->vm_start) {
+	if (write && pos < vma->vm_start) {
 		if (vma->vm_end - (pos & ~(PAGE_SIZE - 1)) > (8UL << 20) / 4)	/* _STK_LIM / 4 */
 			return NULL;
+		mmap_write_lock(mm);
 		vma->vm_start = pos & ~(PAGE_SIZE - 1);
 		vma->vm_pgoff = vma->vm_start >> 12;
+		mmap_write_unlock(mm);
 	}
-	pte = lookup_pte(bprm->mm, pos, false);
-	if (!pte || !(*pte & _PAGE_PRESENT))
-		if (handle_mm_fault(vma, pos, FAULT_FLAG_WRITE, NULL))
-			return NULL;
-	pte = lookup_pte(bprm->mm, pos, false);
-	return __va(*pte & PTE_PFN_MASK);
+	mmap_read_lock(mm);
+	ret = get_user_pages_remote(mm, pos, 1, write ? FOLL_WRITE : 0, &page, NULL, NULL);
+	mmap_read_unlock(mm);
+	if (ret <= 0)
+		return NULL;
+	if (write)
+		acct_arg_size(bprm, (vma->vm_end - vma->vm_start) >> 12);	/* vma_pages() */
+	return page;
 }
 
 /* Bytes onto the new stack at bprm->p - len (downwards). */
@@ -220,11 +243,12 @@ static notrace int put_arg_bytes(struct linux_binprm *bprm, const char *src, uns
 	bprm->p -= len;
 	for (pos = bprm->p; len; ) {
 		unsigned long off = pos & (PAGE_SIZE - 1), n = min(len, PAGE_SIZE - off);
-		u8 *page = get_arg_page(bprm, pos);
+		struct page *page = get_arg_page(bprm, pos, 1);
 
 		if (!page)
 			return -E2BIG;
-		memcpy(page + off, src, n);
+		memcpy((u8 *)page_address(page) + off, src, n);
+		put_gup_page(page);	/* put_arg_page() */
 		src += n, pos += n, len -= n;
 	}
 	return 0;
@@ -434,6 +458,7 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 	retval = unshare_files();	/* (a file table of its own before the old one's fds close) */
 	if (retval)
 		return retval;
+	acct_arg_size(bprm, 0);
 	retval = exec_mmap(bprm->mm);
 	if (retval)
 		return retval;
@@ -443,6 +468,7 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 		flush_itimer_signals();
 	}
 	me->flags &= ~(PF_KTHREAD | PF_FORKNOEXEC);
+	flush_thread();
 	flush_signal_handlers(me);
 	do_close_on_exec(me->files);
 	__set_task_comm(me, kbasename(bprm->filename), true);
@@ -518,8 +544,10 @@ noinline int bprm_execve(struct linux_binprm *bprm)
 /* what an exec that did not replace the task leaves: the new address space, the file */
 static noinline void free_bprm(struct linux_binprm *bprm)
 {
-	if (bprm->mm)	/* not taken: the old address space stays */
+	if (bprm->mm) {	/* not taken: the old address space stays */
+		acct_arg_size(bprm, 0);
 		mmput(bprm->mm);
+	}
 	if (bprm->file)
 		fput(bprm->file);
 	kfree(bprm);

@@ -255,6 +255,8 @@ static noinline long wait_consider_task(struct task_struct *p, pid_t pid, int *s
 		psig->cstime += p->stime + sig->cstime;
 		psig->cmin_flt += p->min_flt + sig->cmin_flt;
 		psig->cmaj_flt += p->maj_flt + sig->cmaj_flt;
+		psig->cnvcsw += p->nvcsw + sig->cnvcsw;
+		psig->cnivcsw += p->nivcsw + sig->cnivcsw;
 		/* its I/O, and its reaped children's, becomes the parent's (/proc/PID/io) */
 		task_io_accounting_add(&psig->ioac, &p->ioac);
 		task_io_accounting_add(&psig->ioac, &sig->ioac);

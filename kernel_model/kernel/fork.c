@@ -264,6 +264,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	sched_fork(clone_flags, p);
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->oom_score_adj = parent->oom_score_adj;
+	p->personality = parent->personality;
 	p->timer_slack_ns = parent->timer_slack_ns;
 	p->default_timer_slack_ns = parent->timer_slack_ns;
 	p->start_time = ktime_get();
@@ -360,6 +361,7 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->timer_slack_ns = p->default_timer_slack_ns = parent->timer_slack_ns;
+	p->personality = parent->personality;
 	p->start_time = ktime_get();	/* session_fork: the host's clone time, when known */
 	if (session_copy_sighand(parent, p, tgid && tgid != pid) || copy_files_and_fs_of(parent, p)) {
 		exit_files(p);

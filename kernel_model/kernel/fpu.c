@@ -40,6 +40,12 @@ noinline bool copy_fpstate_to_sigframe(void *buf, void *buf_fx, int size, u32 pk
 	return !copy_to_user(buf_fx, &current->fpu, sizeof(current->fpu));
 }
 
+/* An exec: the program starts with the state after reset (fpstate_reset, fpu_reset_fpregs) */
+noinline void fpu_flush_thread(void)
+{
+	fpu_init_user(current);
+}
+
 /* The handler starts with the state after reset */
 noinline void fpu__clear_user_states(struct task_struct *t)
 {

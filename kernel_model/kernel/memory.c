@@ -10,7 +10,7 @@
 
 /* mm/memory.c: the shared zero page, mapped read-only wherever anonymous memory is read
  * before it is written (_PAGE_SPECIAL: no reference is counted, no one frees it). */
-static u8 empty_zero_page[PAGE_SIZE] __aligned(PAGE_SIZE);
+u8 empty_zero_page[PAGE_SIZE] __aligned(PAGE_SIZE);
 
 static inline bool vma_is_anonymous(struct vm_area_struct *vma)
 {
@@ -150,14 +150,21 @@ static inline bool pte_table_end(unsigned long addr, unsigned long end)
 	return !((addr + PAGE_SIZE) & (PMD_SIZE - 1)) || addr + PAGE_SIZE >= end;
 }
 
-/* A new anonymous page mapped writable at the fault's address (the caller holds the table's
+/* A written PTE: writable if the VMA is (a forced write -- FOLL_FORCE, a tracer's -- into a
+ * read-only private mapping leaves it read-only to the task) */
+static inline u64 maybe_mkwrite(u64 pte, struct vm_area_struct *vma)
+{
+	return vma->vm_flags & VM_WRITE ? pte | _PAGE_RW : pte;
+}
+
+/* A new anonymous page mapped, dirty, at the fault's address (the caller holds the table's
  * lock, as 6.1's pte_offset_map_lock: the mm's page_table_lock here). */
 static inline void map_new_anon_page(struct vm_fault *vmf, struct page *page)
 {
 	inc_mm_counter_fast(vmf->vma->vm_mm, MM_ANONPAGES);
 	page_add_new_anon_rmap(page, vmf->vma, vmf->address);
 	lru_cache_add_inactive_or_unevictable(page, vmf->vma);
-	do_set_pte(vmf, page, vmf->vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
+	do_set_pte(vmf, page, maybe_mkwrite(vmf->vma->vm_page_prot | _PAGE_DIRTY, vmf->vma));
 }
 
 static inline void pte_lock(struct vm_fault *vmf)
@@ -278,7 +285,7 @@ noinline int do_wp_page(struct vm_fault *vmf)
 	page = vm_normal_page(vmf->vma, vmf->address, pte);
 	if (page && (page->flags & PG_anon) && page_count(page) == 1) {
 		/* wp_page_reuse(): no one else maps it any more */
-		*vmf->pte = pte | _PAGE_RW | _PAGE_DIRTY;
+		*vmf->pte = maybe_mkwrite(pte | _PAGE_DIRTY, vmf->vma);
 		flush_tlb_page(vmf->vma, vmf->address);
 		return 0;
 	}
@@ -442,37 +449,46 @@ noinline void change_protection(struct vm_area_struct *vma, unsigned long start,
 	flush_tlb_mm_range(vma->vm_mm, start, end);
 }
 
-/* ---- another address space's memory (access_remote_vm: /proc/PID/cmdline) ---- */
-/* Read len bytes at addr of mm into buf, faulting in what is not there (get_user_pages_remote);
- * returns how many it read, short where the range stops being mapped. */
+/* ---- another address space's memory (access_remote_vm: /proc/PID/mem, cmdline, environ) ---- */
+/* len bytes at addr of mm into buf, or from buf (FOLL_WRITE), a page at a time through
+ * get_user_pages_remote (which faults them in, and breaks COW for a write); how many it moved,
+ * short where the range stops being mapped or accessible. */
 noinline int __access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len,
 				unsigned int gup_flags)
 {
-	int done = 0;
+	void *old_buf = buf;
+	int write = gup_flags & FOLL_WRITE;
 
 	if (mm_host_vmas(mm))	/* another machine's memory: nothing of it is here */
 		return 0;
 	mmap_read_lock(mm);
-	while (done < len) {
-		unsigned long off = addr & (PAGE_SIZE - 1), n = min((unsigned long)(len - done), PAGE_SIZE - off);
-		struct vm_area_struct *vma = find_vma(mm, addr);
-		u64 *pte;
+	while (len) {
+		int bytes, offset;
+		struct vm_area_struct *vma = NULL;
+		struct page *page;
+		void *maddr;
 
-		if (!vma || vma->vm_start > addr || !(vma->vm_flags & VM_READ))
-			break;
-		pte = lookup_pte(mm, addr, false);
-		if ((!pte || !(*pte & _PAGE_PRESENT)) &&
-		    (handle_mm_fault(vma, addr, 0, NULL) & VM_FAULT_ERROR))
-			break;
-		pte = lookup_pte(mm, addr, false);
-		if (!pte || !(*pte & _PAGE_PRESENT))
-			break;
-		memcpy((u8 *)buf + done, (u8 *)pte_addr(*pte) + off, n);
-		done += n;
-		addr += n;
+		if (get_user_pages_remote(mm, addr, 1, gup_flags, &page, &vma, NULL) <= 0)
+			break;	/* (no VMA here has an ->access of its own) */
+		bytes = len;
+		offset = addr & (PAGE_SIZE - 1);
+		if (bytes > PAGE_SIZE - offset)
+			bytes = PAGE_SIZE - offset;
+		maddr = page_address(page);
+		if (write) {
+			memcpy(maddr + offset, buf, bytes);	/* copy_to_user_page() */
+			if (vma->vm_flags & VM_EXEC)	/* code written: no cpu may run its old translation */
+				host_code_page(maddr);
+		} else {
+			memcpy(buf, maddr + offset, bytes);	/* copy_from_user_page() */
+		}
+		put_gup_page(page);
+		len -= bytes;
+		buf += bytes;
+		addr += bytes;
 	}
 	mmap_read_unlock(mm);
-	return done;
+	return buf - old_buf;
 }
 
 noinline int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len,

@@ -16,11 +16,9 @@
 #include "../include/uprobes.h"
 #include "../include/perf_event.h"
 #include "../include/security.h"
+#include "../include/personality.h"
 #include "../include/fs.h"
 
-#define PROT_READ	0x1
-#define PROT_WRITE	0x2
-#define PROT_EXEC	0x4
 #define PROT_GROWSDOWN	0x01000000
 #define PROT_GROWSUP	0x02000000
 #define MAP_SHARED	0x01
@@ -400,6 +398,11 @@ noinline int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 	return ret;
 }
 
+noinline int vm_munmap(unsigned long start, size_t len)
+{
+	return __vm_munmap(start, len, false);
+}
+
 SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 {
 	if (current->session) {
@@ -574,6 +577,10 @@ static unsigned long __do_mmap(struct file *file, const struct vm_operations_str
 	*populate = 0;
 	if (!len)
 		return -EINVAL;
+	/* Does the application expect PROT_READ to imply PROT_EXEC?  (Not from a noexec mount.) */
+	if ((prot & PROT_READ) && (current->personality & READ_IMPLIES_EXEC))
+		if (!(file && path_noexec(&file->f_path)))
+			prot |= PROT_EXEC;
 	if (!(flags & MAP_FIXED))
 		addr = addr < PAGE_SIZE * 16 ? 0 : addr;	/* round_hint_to_min() */
 	len = PAGE_ALIGN(len);
@@ -773,7 +780,8 @@ noinline int do_mprotect_pkey(unsigned long start, size_t len, unsigned long pro
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma, *next;
-	unsigned long end, nstart, newflags;
+	unsigned long end, nstart, newflags, reqprot = prot;
+	const bool rier = (current->personality & READ_IMPLIES_EXEC) && (prot & PROT_READ);
 	int err = 0;
 
 	if (start & ~PAGE_MASK)
@@ -795,12 +803,15 @@ noinline int do_mprotect_pkey(unsigned long start, size_t len, unsigned long pro
 	for (nstart = start; nstart < end; vma = next) {
 		unsigned long tmp = min(vma->vm_end, end);
 
+		/* Does the application expect PROT_READ to imply PROT_EXEC? */
+		if (rier && (vma->vm_flags & VM_MAYEXEC))
+			prot |= PROT_EXEC;
 		newflags = calc_vm_prot_bits(prot) | (vma->vm_flags & ~(VM_READ | VM_WRITE | VM_EXEC));
 		if ((newflags & ~(newflags >> 4)) & (VM_READ | VM_WRITE | VM_EXEC)) {
 			err = -EACCES;	/* beyond VM_MAY* */
 			break;
 		}
-		err = security_file_mprotect(vma, prot, prot);	/* reqprot: no READ_IMPLIES_EXEC */
+		err = security_file_mprotect(vma, reqprot, prot);
 		if (err)
 			break;
 		next = vma_next(mm, vma);

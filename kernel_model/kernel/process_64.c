@@ -3,12 +3,28 @@
 #include "../include/syscalls.h"
 #include "../include/session.h"
 #include "../include/stacktrace.h"
+#include "../include/personality.h"
 
 #define ARCH_SET_GS	0x1001
 #define ARCH_SET_FS	0x1002
 #define ARCH_GET_FS	0x1003
 #define ARCH_GET_GS	0x1004
 #define MSR_FS_BASE	0xc0000100
+
+/* arch/x86/kernel/process.c: what of the old program's CPU state an exec drops (6.1 also
+ * clears hardware breakpoints and TLS descriptors, which the model does not have) */
+noinline void flush_thread(void)
+{
+	fpu_flush_thread();
+}
+
+/* An exec of a 64-bit program (load_elf_binary's SET_PERSONALITY2): the personality is the
+ * parent's, less READ_IMPLIES_EXEC, which a 64-bit program never gets (the model has no 32-bit
+ * tasks: TIF_ADDR32 and TS_COMPAT, which 6.1 clears here, are never set) */
+noinline void set_personality_64bit(void)
+{
+	current->personality &= ~READ_IMPLIES_EXEC;
+}
 
 noinline long do_arch_prctl_64(struct task_struct *task, int option, unsigned long arg2)
 {

@@ -35,6 +35,7 @@
 #include "../include/session.h"
 #include "../include/mmap_lock.h"
 #include "../include/binfmts.h"
+#include "../include/personality.h"
 #include "../include/trace/trace.h"
 #include "../include/uapi/session_ring.h"
 #include "../include/perf_event.h"
@@ -1124,6 +1125,7 @@ long session_execve(const char *filename)
 			tsk->flags &= ~PF_FORKNOEXEC;
 			__set_task_comm(tsk, q->rec.exec.comm, true);
 			perf_event_exec();
+			set_personality_64bit();	/* load_elf_binary()'s, as the host's */
 			trace_sched_process_exec(tsk, old_pid, filename);
 		}
 	}

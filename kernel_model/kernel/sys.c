@@ -598,8 +598,8 @@ SYSCALL_DEFINE1(times, struct tms *, tbuf)
 }
 
 /* getrusage(2) (6.1's getrusage()): the caller's thread group's (RUSAGE_SELF), its reaped
- * children's (RUSAGE_CHILDREN) or its own thread's (RUSAGE_THREAD) times and page faults;
- * what the model does not count (the peak RSS, block I/O, context switches, signals) is 0. */
+ * children's (RUSAGE_CHILDREN) or its own thread's (RUSAGE_THREAD) times, page faults and
+ * context switches; what the model does not count (the peak RSS, block I/O, signals) is 0. */
 #define RUSAGE_SELF	0
 #define RUSAGE_CHILDREN	(-1)
 #define RUSAGE_THREAD	1
@@ -629,6 +629,8 @@ noinline void getrusage(struct task_struct *p, int who, struct rusage *r)
 			stime = sig->cstime;
 			r->ru_minflt = sig->cmin_flt;
 			r->ru_majflt = sig->cmaj_flt;
+			r->ru_nvcsw = sig->cnvcsw;
+			r->ru_nivcsw = sig->cnivcsw;
 		}
 		break;
 	case RUSAGE_THREAD:
@@ -636,6 +638,8 @@ noinline void getrusage(struct task_struct *p, int who, struct rusage *r)
 		stime = p->stime;
 		r->ru_minflt = p->min_flt;
 		r->ru_majflt = p->maj_flt;
+		r->ru_nvcsw = p->nvcsw;
+		r->ru_nivcsw = p->nivcsw;
 		break;
 	default: {	/* RUSAGE_SELF: every live thread of the group */
 		struct task_struct *t;
@@ -647,6 +651,8 @@ noinline void getrusage(struct task_struct *p, int who, struct rusage *r)
 				stime += t->stime;
 				r->ru_minflt += t->min_flt;
 				r->ru_majflt += t->maj_flt;
+				r->ru_nvcsw += t->nvcsw;
+				r->ru_nivcsw += t->nivcsw;
 			}
 		spin_unlock_irqrestore(&sched_lock, flags);
 	}

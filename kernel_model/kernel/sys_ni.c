@@ -128,12 +128,6 @@ SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
 	return sys_ni_syscall();
 }
 
-/* kernel/exec_domain.c */
-SYSCALL_DEFINE1(personality, unsigned int, personality)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/statfs.c */
 SYSCALL_DEFINE2(ustat, unsigned, dev, struct ustat *, ubuf)
 {

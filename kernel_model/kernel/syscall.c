@@ -4,6 +4,7 @@
 #include "../include/session.h"
 #include "../include/signal.h"
 #include "../include/perf_event.h"
+#include "../include/personality.h"
 
 typedef long (*sys_call_ptr_t)(const struct pt_regs *);
 #define __SYSCALL(nr, sym) extern long __x64_##sym(const struct pt_regs *);
@@ -123,13 +124,53 @@ SYSCALL_DEFINE0(getppid)
 	return current->parent ? task_tgid_vnr(current->parent) : 0;
 }
 
-/* kernel/sys.c: the names of this kernel (version.c), as the task's UTS namespace holds them */
+/* kernel/sys.c: a PER_LINUX32 task's machine is a 32-bit one's */
+#define COMPAT_UTS_MACHINE	"i686"
+#define override_architecture(name) \
+	(personality(current->personality) == PER_LINUX32 && \
+	 copy_to_user(name->machine, COMPAT_UTS_MACHINE, sizeof(COMPAT_UTS_MACHINE)))
+
+/* UNAME26: for programs that cannot handle "Linux 3.0", release 6.1.x reads 2.6.61.x (the
+ * release's first three numbers become 2.6.(60 + patchlevel); the rest is kept) */
+#define LINUX_VERSION_PATCHLEVEL	1
+noinline int override_release(char *release, size_t len)
+{
+	int ret = 0;
+
+	if (current->personality & UNAME26) {
+		const char *rest = init_uts_ns.name.release;	/* UTS_RELEASE */
+		char buf[65] = { 0 };
+		int ndots = 0;
+		unsigned int v;
+		size_t copy;
+
+		while (*rest) {
+			if (*rest == '.' && ++ndots >= 3)
+				break;
+			if (!(*rest >= '0' && *rest <= '9') && *rest != '.')
+				break;
+			rest++;
+		}
+		v = LINUX_VERSION_PATCHLEVEL + 60;
+		copy = len < 1 ? 1 : min(len, sizeof(buf));	/* clamp_t */
+		copy = scnprintf(buf, copy, "2.6.%u%s", v, rest);
+		ret = copy_to_user(release, buf, copy + 1);
+	}
+	return ret;
+}
+
+/* kernel/sys.c: the names of this kernel (version.c), as the task's UTS namespace holds them,
+ * as the task's personality asks for them */
 SYSCALL_DEFINE1(newuname, struct new_utsname *, name)
 {
 	struct new_utsname tmp;
 
 	memcpy(&tmp, &init_uts_ns.name, sizeof(tmp));
 	if (copy_to_user(name, &tmp, sizeof(tmp)))
+		return -EFAULT;
+	if (override_release(name->release, sizeof(tmp.release)))
+		return -EFAULT;
+	if (override_architecture(name))
 		return -EFAULT;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "../include/cred.h"
 #include "../include/binfmts.h"
 #include "../include/net.h"
+#include "../include/personality.h"
 
 /* what call_int_hook(HOOK, IRC, ...) returns with no module on HOOK's list */
 #define call_int_hook_empty(IRC)	(IRC)
@@ -406,10 +407,16 @@ noinline int security_file_lock(struct file *file, unsigned int cmd)
 	return call_int_hook_empty(0);
 }
 
-/* mmap_prot(): PROT_READ implies PROT_EXEC only under READ_IMPLIES_EXEC, a personality no task
- * here has (personality(2) is not modelled) */
+/* The protection a mapping will really have: PROT_READ implies PROT_EXEC under the
+ * READ_IMPLIES_EXEC personality, unless the file is on a noexec mount */
 static __always_inline unsigned long mmap_prot(struct file *file, unsigned long prot)
 {
+	if ((prot & (PROT_READ | PROT_EXEC)) != PROT_READ)
+		return prot;
+	if (!(current->personality & READ_IMPLIES_EXEC))
+		return prot;
+	if (!file || !path_noexec(&file->f_path))	/* (no DAX: no mmap_capabilities to ask) */
+		return prot | PROT_EXEC;
 	return prot;
 }
 

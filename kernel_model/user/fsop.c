@@ -1389,9 +1389,20 @@ static void fam_cap(void)
 		R("capget(v3, -1)", sc(125, L(&hdr), L(data), 0, 0, 0));
 		R("capget(bad header)", sc(125, 16, L(data), 0, 0, 0));
 	}
+	/* root's files, one only it may write, one anyone may */
+	R("fchmod(mine, 0644)", sc(91, open("mine", O_RDWR | 0100, 0644), 0644, 0, 0, 0));
+	R("fchmod(shared, 0666)", sc(91, open("shared", O_RDWR | 0100, 0644), 0666, 0, 0, 0));
 	if (fork() == 0) {
+		struct { long sec, nsec; } times[2] = { { 1, 0 }, { 2, 0 } };
+
 		R("chroot(.) as root (the child's own root)", sc(161, L("."), 0, 0, 0, 0));
 		R("setresuid(1000, 1000, 1000)", sc(117, 1000, 1000, 1000, 0, 0));
+		R("chmod(root's file) as 1000", sc(90, L("mine"), 0600, 0, 0, 0));
+		R("utimensat(root's file, times) as 1000", sc(280, AT_FDCWD, L("shared"), L(times), 0, 0));
+		R("utimensat(root's 0644 file, now) as 1000", sc(280, AT_FDCWD, L("mine"), 0, 0, 0));
+		R("utimensat(root's 0666 file, now) as 1000", sc(280, AT_FDCWD, L("shared"), 0, 0, 0));
+		R("truncate(root's 0666 file, 1) as 1000", sc(76, L("shared"), 1, 0, 0, 0));
+		R("truncate(root's 0666 file, -1) as 1000", sc(76, L("shared"), -1, 0, 0, 0));
 		R("mmap(0, MAP_FIXED) as 1000", map_fixed(0));
 		R("mmap(0x10000, MAP_FIXED) as 1000", map_fixed(0x10000));
 		R("kill(1, 0) as 1000", sc(62, 1, 0, 0, 0, 0));
@@ -1889,6 +1900,172 @@ static void fam_fdinfo(void)
 
 /* A lease whose holder never gives way: the breaker's open waits lease_break_time (45 s), then
  * time_out_leases() takes the lease away and the open goes ahead */
+/* ---- personality(2): the execution domain and flags, what uname and mmap make of them ---- */
+#define PER_LINUX32		0x0008
+#define UNAME26			0x0020000
+#define READ_IMPLIES_EXEC	0x0400000
+
+/* /proc/self/personality as read, or the open's error */
+static void show_proc_personality(const char *path)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY, 0);
+	long n;
+
+	if (fd < 0) {
+		printf("%s: %d\n", path, fd);
+		return;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	printf("%s: %s", path, buf);
+}
+
+/* The permissions /proc/self/maps shows for the mapping that starts at addr */
+static void show_maps_perms(const char *what, unsigned long addr)
+{
+	static char buf[16384];
+	int fd = open("/proc/self/maps", O_RDONLY, 0);
+	long n, total = 0;
+	char *line;
+
+	while (total < (long)sizeof(buf) - 1 && (n = read(fd, buf + total, sizeof(buf) - 1 - total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = 0;
+	for (line = buf; *line; ) {
+		unsigned long start = 0;
+		char *c = line;
+
+		for (; (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'); c++)
+			start = start * 16 + (*c <= '9' ? *c - '0' : *c - 'a' + 10);
+		if (start == addr) {
+			while (*c && *c != ' ')
+				c++;
+			c[5] = 0;	/* the four permission letters */
+			printf("%s: %s\n", what, c + 1);
+			return;
+		}
+		while (*line && *line++ != '\n')
+			;
+	}
+	printf("%s: not mapped\n", what);
+}
+
+struct utsname_user { char sysname[65], nodename[65], release[65], version[65], machine[65], domain[65]; };
+
+static void fam_persona(int argc, char **argv)
+{
+	char *args[] = { "fsop", "persona-child", "-", NULL };
+	struct utsname_user u;
+	long old, P = 4096;
+	char *p;
+	int status;
+
+	if (argc > 1 && !strcmp(argv[1], "persona-child")) {
+		R("exec'd child: personality(-1) (READ_IMPLIES_EXEC gone)", sc(135, 0xffffffff, 0, 0, 0, 0));
+		exit(0);
+	}
+	old = sc(135, 0xffffffff, 0, 0, 0, 0);
+	R("personality(-1)", old);
+	show_proc_personality("/proc/self/personality");
+	R("personality(PER_LINUX32)", sc(135, PER_LINUX32, 0, 0, 0, 0));
+	R("uname()", sc(63, L(&u), 0, 0, 0, 0));
+	printf("  machine %s\n", u.machine);
+	R("personality(UNAME26)", sc(135, UNAME26, 0, 0, 0, 0));
+	R("uname()", sc(63, L(&u), 0, 0, 0, 0));
+	printf("  machine %s, release 2.6.x: %d\n", u.machine, !strncmp(u.release, "2.6.", 4));
+	R("personality(READ_IMPLIES_EXEC | UNAME26)", sc(135, READ_IMPLIES_EXEC | UNAME26, 0, 0, 0, 0));
+	show_proc_personality("/proc/self/personality");
+	p = (char *)sc(9, 0, 2 * P, 1, 0x22, -1);	/* PROT_READ */
+	show_maps_perms("  mmap(PROT_READ)", L(p));
+	R("mprotect(p + 1 page, PROT_NONE)", sc(10, L(p + P), P, 0, 0, 0));
+	show_maps_perms("  then", L(p + P));
+	R("mprotect(p + 1 page, PROT_READ | PROT_WRITE)", sc(10, L(p + P), P, 3, 0, 0));
+	show_maps_perms("  then", L(p + P));
+	if (fork() == 0) {
+		R("child: personality(-1)", sc(135, 0xffffffff, 0, 0, 0, 0));
+		exit(0);
+	}
+	wait4(-1, &status, 0, NULL);
+	if (fork() == 0) {
+		execve(argv[0], args, NULL);
+		exit(99);
+	}
+	wait4(-1, &status, 0, NULL);
+	R("the exec'd child's status", status);
+	R("personality(0xffff1234)", sc(135, 0xffff1234, 0, 0, 0, 0));
+	R("personality(old)", sc(135, old, 0, 0, 0, 0));
+	R("personality(-1)", sc(135, 0xffffffff, 0, 0, 0, 0));
+}
+
+/* ---- /proc/PID/mem: a process's memory by address, as a debugger reads and writes it ---- */
+/* (noinline: its code is rewritten through /proc/self/mem below, then called) */
+static __attribute__((noinline)) int answer(void)
+{
+	return 1;
+}
+
+static const char rodata_word[8] = "const";
+
+static void fam_procmem(void)
+{
+	static const unsigned char ret2[] = { 0xb8, 2, 0, 0, 0, 0xc3 };	/* mov $2, %eax; ret */
+	int (*volatile call)(void) = answer;
+	long P = 4096;
+	char *rw = (char *)sc(9, 0, 2 * P, 3, 0x22, -1), *ro, *none, buf[16];
+	int fd = open("/proc/self/mem", O_RDWR, 0), status;
+
+	R("open(/proc/self/mem, O_RDWR)", fd >= 0);
+	R("munmap(rw + 1 page)", sc(11, L(rw + P), P, 0, 0, 0));
+	R("pread(mem, across the end of a mapping, 8)", sc(17, fd, L(buf), 8, L(rw + P - 4), 0));
+	memcpy(rw, "hello", 6);
+	R("pread(mem, rw page, 5)", sc(17, fd, L(buf), 5, L(rw), 0));
+	buf[5] = 0;
+	printf("  %s\n", buf);
+	R("pwrite(mem, rw page, HELLO)", sc(18, fd, L("HELLO"), 5, L(rw), 0));
+	printf("  the page: %s\n", rw);
+	/* a read-only private page, never touched: the zero page, then the write's own copy */
+	ro = (char *)sc(9, 0, P, 1, 0x22, -1);
+	memset(buf, 'x', 4);
+	R("pread(mem, untouched read-only page, 4)", sc(17, fd, L(buf), 4, L(ro), 0));
+	printf("  zeros: %d\n", !buf[0] && !buf[1] && !buf[2] && !buf[3]);
+	R("pwrite(mem, read-only page, ro)", sc(18, fd, L("ro"), 3, L(ro), 0));
+	printf("  the page: %s\n", ro);
+	show_maps_perms("  its mapping", L(ro));
+	none = (char *)sc(9, 0, P, 0, 0x22, -1);
+	R("pread(mem, PROT_NONE page, 4)", sc(17, fd, L(buf), 4, L(none), 0));
+	R("pwrite(mem, PROT_NONE page, 4)", sc(18, fd, L("abc"), 4, L(none), 0));
+	R("mprotect(PROT_NONE page, PROT_READ)", sc(10, L(none), P, 1, 0, 0));
+	printf("  the page: %s\n", none);
+	R("pread(mem, unmapped, 4)", sc(17, fd, L(buf), 4, 0x10000, 0));
+	R("lseek(mem, rw page, SEEK_SET) is the address", sc(8, fd, L(rw), 0, 0, 0) == L(rw));
+	R("lseek(mem, 2, SEEK_CUR) is past it", sc(8, fd, 2, 1, 0, 0) == L(rw + 2));
+	R("read(mem, 3) there", read(fd, buf, 3));
+	buf[3] = 0;
+	printf("  %s\n", buf);
+	R("lseek(mem, 0, SEEK_END)", sc(8, fd, 0, 2, 0, 0));
+	/* read-only data and code of the program (its file's private mappings) */
+	R("pwrite(mem, rodata, CONST)", sc(18, fd, L("CONST"), 5, L(rodata_word), 0));
+	printf("  rodata: %s\n", rodata_word);
+	R("answer()", call());
+	R("pwrite(mem, answer's code, mov $2 ret)", sc(18, fd, L(ret2), sizeof(ret2), L(answer), 0));
+	R("answer() rewritten", call());
+	/* a forked child's write is its own (COW) */
+	if (fork() == 0) {
+		int cfd = open("/proc/self/mem", O_RDWR, 0);
+
+		sc(18, cfd, L("child"), 6, L(rw), 0);
+		exit(strcmp(rw, "child") ? 1 : 0);
+	}
+	wait4(-1, &status, 0, NULL);
+	R("the child wrote its own copy", status);
+	printf("  the parent's page: %s\n", rw);
+	close(fd);
+	R("open(/proc/1/mem) as another user", getuid() ? open("/proc/1/mem", O_RDONLY, 0) : -13);
+}
+
 static void fam_leasebreak(void)
 {
 	unsigned long sigs = 1UL << (29 - 1);
@@ -1932,6 +2109,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(fam, "exec-child")) {
 		fam_exec(argc, argv);
+		return 0;
+	}
+	if (!strcmp(fam, "persona-child")) {
+		fam_persona(argc, argv);
 		return 0;
 	}
 	if (!strcmp(fam, "xattr")) {
@@ -1986,6 +2167,10 @@ int main(int argc, char **argv)
 		fam_leasebreak();
 	else if (!strcmp(fam, "fasync"))
 		fam_fasync();
+	else if (!strcmp(fam, "persona"))
+		fam_persona(argc, argv);
+	else if (!strcmp(fam, "procmem"))
+		fam_procmem();
 	else
 		return 2;
 	return 0;

@@ -306,7 +306,7 @@ STATUS_KEYS = ["Name", "Umask", "State", "Tgid", "Ngid", "Pid", "PPid", "TracerP
                "FDSize", "Groups", "NStgid", "NSpid", "NSpgid", "NSsid", "VmPeak", "VmSize", "VmLck",
                "VmPin", "VmHWM", "VmRSS", "RssAnon", "RssFile", "RssShmem", "VmData", "VmStk", "VmExe",
                "VmLib", "VmPTE", "VmSwap", "CoreDumping", "Threads", "SigQ", "SigPnd", "ShdPnd",
-               "SigBlk", "SigIgn", "SigCgt"]
+               "SigBlk", "SigIgn", "SigCgt", "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"]
 
 
 def test_proc_status_as_6_1_writes_it(machine):
@@ -1318,3 +1318,104 @@ INET_LSM_CALLS = {
 def test_inet_connection_lsm_calls(machine):
     calls = traced_calls(machine, {f for f, _ in INET_LSM_CALLS}, [(["nettest", "tcp"], None)])
     assert INET_LSM_CALLS <= calls, INET_LSM_CALLS - calls
+
+
+# kernel/exec_domain.c, kernel/sys.c, arch/x86/kernel/process_64.c, fs/proc/base.c: personality(2),
+# what uname and exec make of it, and the process's file of it
+PERSONALITY_CALLS = {
+    ("__x64_sys_personality", "do_syscall_64"),
+    ("override_release", "__do_sys_newuname"),
+    ("set_personality_64bit", "load_elf_binary"),
+    ("proc_pid_personality", "proc_single_show"),
+}
+
+
+def test_personality_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PERSONALITY_CALLS}, [
+        (["fsop", "persona", "/tmp/fsop-persona"], None),
+    ])
+    assert PERSONALITY_CALLS <= calls, PERSONALITY_CALLS - calls
+
+
+# fs/proc/base.c, kernel/sched/debug.c: a process's scheduler files
+SCHED_PROC_CALLS = {
+    ("sched_open", "do_dentry_open"),
+    ("sched_show", "seq_read_iter"),
+    ("proc_sched_show_task", "sched_show"),
+    ("proc_pid_schedstat", "proc_single_show"),
+}
+
+
+def test_proc_sched_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in SCHED_PROC_CALLS}, [
+        (["cat", "/proc/self/sched", "/proc/1/schedstat"], None),
+    ])
+    assert SCHED_PROC_CALLS <= calls, SCHED_PROC_CALLS - calls
+
+
+# fs/proc/base.c, mm/memory.c, mm/gup.c: /proc/PID/mem, another mm's pages by address (FOLL_FORCE
+# faults them in, a write breaking COW)
+PROC_MEM_CALLS = {
+    ("mem_open", "do_dentry_open"),
+    ("mem_read", "vfs_read"),
+    ("mem_write", "vfs_write"),
+    ("mem_rw", "mem_read"),
+    ("mem_rw", "mem_write"),
+    ("mem_lseek", "vfs_llseek"),
+    ("mem_release", "__fput"),
+    ("access_remote_vm", "mem_rw"),
+    ("__access_remote_vm", "access_remote_vm"),
+    ("get_user_pages_remote", "__access_remote_vm"),
+    ("__get_user_pages_remote", "get_user_pages_remote"),
+    ("__get_user_pages", "__get_user_pages_remote"),
+    ("check_vma_flags", "__get_user_pages"),
+    ("follow_page_mask", "__get_user_pages"),
+    ("follow_page_pte", "follow_page_mask"),
+    ("try_grab_page", "follow_page_pte"),
+    ("handle_mm_fault", "__get_user_pages"),       # faultin_page (inline)
+    ("access_remote_vm", "proc_pid_cmdline_show"),
+    ("mark_page_accessed", "follow_page_pte"),     # FOLL_TOUCH
+}
+# fs/exec.c, fs/binfmt_elf.c, mm/mmap.c, arch/x86/kernel/{process,fpu/core}.c: the new stack's
+# pages through get_user_pages_remote, counted in the old mm until the exec is done; a PIE's room
+# unmapped past its first segment; the old program's FPU state reset
+EXEC_STACK_CALLS = {
+    ("get_user_pages_remote", "get_arg_page"),
+    ("acct_arg_size", "get_arg_page"),
+    ("acct_arg_size", "begin_new_exec"),
+    ("vm_munmap", "elf_map"),
+    ("__vm_munmap", "vm_munmap"),
+    ("flush_thread", "begin_new_exec"),             # the old program's FPU state dropped
+    ("fpu_flush_thread", "flush_thread"),
+}
+
+
+def test_proc_mem_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PROC_MEM_CALLS}, [
+        (["fsop", "procmem", "/tmp/fsop-procmem"], None),
+        (["cat", "/proc/self/cmdline"], b"cat\0/proc/self/cmdline\0"),
+    ])
+    assert PROC_MEM_CALLS <= calls, PROC_MEM_CALLS - calls
+
+
+def test_exec_stack_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in EXEC_STACK_CALLS}, [
+        (["progtest-pie", "hello"], None),
+    ])
+    assert EXEC_STACK_CALLS <= calls, (EXEC_STACK_CALLS - calls, sorted(calls))
+
+
+# fs/attr.c: a file system's ->setattr asks setattr_prepare() (a mode or given times only by the
+# owner; the new size within the file system's limit) before it makes the change
+SETATTR_CALLS = {
+    ("setattr_prepare", "shmem_setattr"),
+    ("inode_newsize_ok", "setattr_prepare"),
+}
+
+
+def test_setattr_prepare_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in SETATTR_CALLS}, [
+        (["fsop", "stat", "/tmp/fsop-setattr-stat"], None),
+        (["fsop", "rw", "/tmp/fsop-setattr-rw"], None),
+    ])
+    assert SETATTR_CALLS <= calls, SETATTR_CALLS - calls

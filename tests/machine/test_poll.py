@@ -90,9 +90,9 @@ def test_poll_on_sockets(machine, run_program):
 
 def test_getrusage(machine, run_program):
     assert run(run_program, machine, "getrusage") == [
-        "self: ret=0 minflt>0=1",
-        "children: ret=0 minflt>0=1",
-        "thread: ret=0",
+        "self: ret=0 minflt>0=1 nvcsw>0=1",
+        "children: ret=0 minflt>0=1 nvcsw>0=1",
+        "thread: ret=0 nvcsw>0=1",
         "bad who: ret=-1 errno=Invalid argument",
     ]
 

@@ -15,7 +15,8 @@ import pytest
 from kernel_paths import host_directory
 
 FSOP = Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user" / "fsop.elf"
-FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec", "task", "mm", "life", "cap", "fdinfo"]
+FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec", "task", "mm", "life", "cap", "fdinfo",
+            "persona", "procmem"]
 
 
 @pytest.fixture
@@ -219,6 +220,47 @@ def test_proc_pid_io_counts_as_linux(machine, run_program, tmp_path):
     assert host[0][:4] == kernel[0][:4] == [8, 16, 8, 2]	# rchar wchar syscr syscw
     assert host[1][0] > 0 and kernel[1][0] > 0 and kernel[1][2] > 0	# the child cat's reads
     assert counts(_busybox(machine, run_program, "cat /proc/3/io")) == [0] * 7	# ksoftirqd/0
+
+
+# /proc/PID/sched's lines on the reference 6.1 (real-tracefs: `cat /proc/self/sched`), of which
+# the model writes those its scheduler keeps (no PELT averages, no NUMA balancing)
+SCHED_KEYS_6_1 = ["se.exec_start", "se.vruntime", "se.sum_exec_runtime", "se.nr_migrations", "nr_switches",
+                  "nr_voluntary_switches", "nr_involuntary_switches", "se.load.weight", "se.avg.load_sum",
+                  "se.avg.runnable_sum", "se.avg.util_sum", "se.avg.load_avg", "se.avg.runnable_avg",
+                  "se.avg.util_avg", "se.avg.last_update_time", "se.avg.util_est.ewma",
+                  "se.avg.util_est.enqueued", "policy", "prio", "clock-delta", "mm->numa_scan_seq",
+                  "numa_pages_migrated", "numa_preferred_nid", "total_numa_faults"]
+
+
+@pytest.mark.skipif(not os.path.exists(BUSYBOX), reason="needs Debian's busybox-static")
+def test_proc_pid_sched_and_schedstat(machine, run_program):
+    """/proc/PID/sched as 6.1's proc_sched_show_task writes it (its header, then `%-45s:%21Ld`
+    lines, times as ms.ns), of a shell that slept: its switches voluntary, each counted once
+    in the sum; /proc/PID/schedstat its time on the cpu in ns (read after sched: no less),
+    its wait for one and the times it came to run; status's switch counts (read later); a
+    write to sched is taken whole."""
+    lines = _busybox(machine, run_program,
+                     "sleep 0.1; sleep 0.1; cat /proc/$$/sched; cat /proc/$$/schedstat; "
+                     "grep ctxt /proc/$$/status; echo 0 > /proc/$$/sched && echo written")
+    assert re.fullmatch(r"busybox \((\d+), #threads: 1\)", lines[0]) and lines[1] == "-" * 67
+    body, schedstat, status, written = lines[2:-4], lines[-4], lines[-3:-1], lines[-1]
+    keys = [line[:45].rstrip() for line in body]
+    assert keys == [k for k in SCHED_KEYS_6_1 if k in keys]
+    assert keys[:7] == SCHED_KEYS_6_1[:7] and keys[-3:] == ["policy", "prio", "clock-delta"]
+    for line in body:
+        assert re.fullmatch(r".{45}:( {0,13}\d+\.\d{6}| {0,20}\d+)", line) and len(line) == 67, line
+    sched = {line[:45].rstrip(): line[46:].strip() for line in body}
+    assert int(sched["nr_switches"]) == int(sched["nr_voluntary_switches"]) + int(sched["nr_involuntary_switches"])
+    assert int(sched["nr_voluntary_switches"]) >= 2             # the shell waited for its two sleeps
+    assert sched["prio"] == "120" and sched["policy"] == "0" and sched["se.load.weight"] == "1048576"
+    runtime, run_delay, pcount = map(int, schedstat.split())
+    ms, ns = sched["se.sum_exec_runtime"].split(".")
+    assert runtime >= int(ms) * 1000000 + int(ns) > 0
+    assert pcount >= int(sched["nr_voluntary_switches"]) and run_delay >= 0
+    assert [line.split(":\t")[0] for line in status] == ["voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"]
+    assert int(status[0].split("\t")[1]) > int(sched["nr_voluntary_switches"])     # (it waited for cat)
+    assert int(status[1].split("\t")[1]) >= int(sched["nr_involuntary_switches"])
+    assert written == "written"
 
 
 def test_proc_pid_task_has_a_directory_per_thread(machine, run_program):

@@ -16,6 +16,7 @@
 #include "../../include/ptrace.h"
 #include "../../include/stacktrace.h"
 #include "../../include/kallsyms.h"
+#include "../../include/sched_debug.h"
 
 /* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
 notrace noinline struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
@@ -115,6 +116,7 @@ struct task_snap {
 	int umask, fdsize, threads;
 	u64 pending, blocked, ignored, caught;
 	unsigned long qlim, qsize;
+	unsigned long nvcsw, nivcsw;
 };
 
 /* the handlers ignoring and catching signals (collect_sigign_sigcatch()) */
@@ -163,6 +165,8 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	collect_sigign_sigcatch(t, &s->ignored, &s->caught);
 	s->qlim = task_rlimit(t, RLIMIT_SIGPENDING);
 	s->qsize = ucounts_sigpending(t->uid);	/* the signals its user has queued */
+	s->nvcsw = t->nvcsw;
+	s->nivcsw = t->nivcsw;
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return 0;
 }
@@ -342,8 +346,8 @@ static noinline int proc_pid_limits(struct seq_file *m, void *pid)
 	return 0;
 }
 
-/* /proc/PID/status as 6.1's fs/proc/array.c: task_state, task_mem, task_sig (no capability,
- * seccomp, cpu list or context switch lines yet) */
+/* /proc/PID/status as 6.1's fs/proc/array.c: task_state, task_mem, task_sig,
+ * task_context_switch_counts (no capability, seccomp or cpu list lines yet) */
 noinline int proc_pid_status(struct seq_file *m, void *pid)
 {
 	struct mm_struct *mm;
@@ -397,6 +401,10 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 	render_sigset_t(m, "SigBlk:\t", &s.blocked);
 	render_sigset_t(m, "SigIgn:\t", &s.ignored);
 	render_sigset_t(m, "SigCgt:\t", &s.caught);
+	/* task_context_switch_counts() */
+	seq_put_decimal_ull(m, "voluntary_ctxt_switches:\t", s.nvcsw);
+	seq_put_decimal_ull(m, "\nnonvoluntary_ctxt_switches:\t", s.nivcsw);
+	seq_putc(m, '\n');
 	return 0;
 }
 
@@ -490,17 +498,17 @@ static notrace int proc_pid_cmdline_show(struct seq_file *m, void *pid)
 	}
 	arg_start = mm->arg_start;
 	arg_end = mm->arg_end;
-	if (arg_end > arg_start && access_remote_vm(mm, arg_end - 1, &c, 1, 0) == 1 && c) {
+	if (arg_end > arg_start && access_remote_vm(mm, arg_end - 1, &c, 1, FOLL_ANON) == 1 && c) {
 		/* get_mm_proctitle(): one page at most, to its first NUL */
 		unsigned long n = 0;
 
-		len = access_remote_vm(mm, arg_start, page, PAGE_SIZE, 0);
+		len = access_remote_vm(mm, arg_start, page, PAGE_SIZE, FOLL_ANON);
 		while (n < len && page[n])
 			n++;
 		seq_write(m, page, n);
 	} else {
 		for (pos = arg_start; pos < arg_end; pos += len) {
-			len = access_remote_vm(mm, pos, page, min(arg_end - pos, PAGE_SIZE), 0);
+			len = access_remote_vm(mm, pos, page, min(arg_end - pos, PAGE_SIZE), FOLL_ANON);
 			if (!len)
 				break;
 			seq_write(m, page, len);
@@ -1204,6 +1212,98 @@ static noinline int mem_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* ---- its memory (mem): read and written at its addresses, by a reader that may trace it ---- */
+static noinline int mem_open(struct inode *inode, struct file *file)
+{
+	int ret = __mem_open(inode, file, PTRACE_MODE_ATTACH);
+
+	/* OK to pass negative loff_t, we can catch out-of-range */
+	file->f_mode |= FMODE_UNSIGNED_OFFSET;
+	return ret;
+}
+
+/* A page at a time through a kernel buffer: FOLL_FORCE reads what the task cannot and writes
+ * into its read-only private mappings (a COW copy of their page, read-only to it still) */
+static noinline ssize_t mem_rw(struct file *file, char *buf, size_t count, loff_t *ppos, int write)
+{
+	struct mm_struct *mm = file->private_data;
+	unsigned long addr = *ppos;
+	unsigned int flags;
+	ssize_t copied;
+	char *page;
+
+	if (!mm)
+		return 0;
+	page = (char *)__get_free_pages(GFP_KERNEL, 0);
+	if (!page)
+		return -ENOMEM;
+	copied = 0;
+	if (!mmget_not_zero(mm))
+		goto free;
+	flags = FOLL_FORCE | (write ? FOLL_WRITE : 0);
+	while (count > 0) {
+		size_t this_len = min(count, PAGE_SIZE);
+
+		if (write && copy_from_user(page, buf, this_len)) {
+			copied = -EFAULT;
+			break;
+		}
+		this_len = access_remote_vm(mm, addr, page, this_len, flags);
+		if (!this_len) {
+			if (!copied)
+				copied = -EIO;
+			break;
+		}
+		if (!write && copy_to_user(buf, page, this_len)) {
+			copied = -EFAULT;
+			break;
+		}
+		buf += this_len;
+		addr += this_len;
+		copied += this_len;
+		count -= this_len;
+	}
+	*ppos = addr;
+	mmput(mm);
+free:
+	free_page(page);
+	return copied;
+}
+
+static noinline ssize_t mem_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	return mem_rw(file, buf, count, ppos, 0);
+}
+
+static noinline ssize_t mem_write(struct file *file, const char *buf, size_t count, loff_t *ppos)
+{
+	return mem_rw(file, (char *)buf, count, ppos, 1);
+}
+
+/* any position (an address), from the start or the current one */
+noinline loff_t mem_lseek(struct file *file, loff_t offset, int orig)
+{
+	switch (orig) {
+	case 0:	/* SEEK_SET */
+		file->f_pos = offset;
+		break;
+	case 1:	/* SEEK_CUR */
+		file->f_pos += offset;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return file->f_pos;	/* (force_successful_syscall_return(): an address is no errno) */
+}
+
+static const struct file_operations proc_mem_operations = {
+	.llseek = mem_lseek,
+	.read = mem_read,
+	.write = mem_write,
+	.open = mem_open,
+	.release = mem_release,
+};
+
 static noinline int environ_open(struct inode *inode, struct file *file)
 {
 	return __mem_open(inode, file, PTRACE_MODE_READ);
@@ -1233,7 +1333,7 @@ static noinline ssize_t environ_read(struct file *file, char *buf, size_t count,
 		if (src >= env_end - env_start)
 			break;
 		this_len = min(min(count, PAGE_SIZE), env_end - (env_start + src));
-		retval = access_remote_vm(mm, env_start + src, page, this_len, 0);
+		retval = access_remote_vm(mm, env_start + src, page, this_len, FOLL_ANON);
 		if (retval <= 0) {
 			ret = retval;
 			break;
@@ -1385,6 +1485,82 @@ static noinline int proc_pid_stack(struct seq_file *m, void *pid)
 	return err;
 }
 
+/* Its personality (personality(2)), to a reader that may trace it */
+static noinline int proc_pid_personality(struct seq_file *m, void *pid)
+{
+	unsigned long irq;
+	struct task_struct *task = get_proc_task_locked(m->private, &irq);
+	unsigned int personality = 0;
+	int err;
+
+	if (!task)
+		return -ESRCH;
+	err = lock_trace(task);
+	if (!err)
+		personality = task->personality;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	if (!err)
+		seq_printf(m, "%08x\n", personality);
+	return err;
+}
+
+/* ---- its scheduler state (kernel/sched/debug.c) and its waits for a cpu (sched_info) ---- */
+static noinline int sched_show(struct seq_file *m, void *v)
+{
+	struct inode *inode = m->private;
+	unsigned long irq;
+	struct task_struct *p = get_proc_task_locked(inode, &irq);
+
+	if (!p)
+		return -ESRCH;
+	proc_sched_show_task(p, NULL, m);	/* (under sched_lock: 6.1 holds a reference) */
+	spin_unlock_irqrestore(&sched_lock, irq);
+	return 0;
+}
+
+/* A write resets 6.1's schedstats (proc_sched_set_task()), which the model does not keep:
+ * taken whole, for a task still there */
+static noinline ssize_t sched_write(struct file *file, const char *buf, size_t count, loff_t *offset)
+{
+	unsigned long irq;
+	struct task_struct *p = get_proc_task_locked(file->f_inode, &irq);
+
+	if (!p)
+		return -ESRCH;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	return count;
+}
+
+static noinline int sched_open(struct inode *inode, struct file *filp)
+{
+	return single_open(filp, sched_show, inode);
+}
+
+static const struct file_operations proc_pid_sched_operations = {
+	.open = sched_open,
+	.read = seq_read,
+	.write = sched_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* time on the cpu, time waiting for one, times it came to run */
+static noinline int proc_pid_schedstat(struct seq_file *m, void *pid)
+{
+	unsigned long long runtime, run_delay;
+	unsigned long pcount, irq;
+	struct task_struct *task = get_proc_task_locked(m->private, &irq);
+
+	if (!task)
+		return -ESRCH;
+	runtime = task->sum_exec_runtime;
+	run_delay = task->sched_info.run_delay;
+	pcount = task->sched_info.pcount;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	seq_printf(m, "%llu %llu %lu\n", runtime, run_delay, pcount);
+	return 0;
+}
+
 /* lib/syscall.c: the system call a task is in, from its user registers */
 struct syscall_info {
 	u64 sp;
@@ -1527,19 +1703,23 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "environ", S_IFREG | 0400, NULL, NULL, NULL, &proc_environ_operations },
 	{ "auxv", S_IFREG | 0400, NULL, NULL, NULL, &proc_auxv_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },
+	{ "personality", S_IFREG | 0400, proc_pid_personality },
 	{ "limits", S_IFREG | 0444, proc_pid_limits },
+	{ "sched", S_IFREG | 0644, NULL, NULL, NULL, &proc_pid_sched_operations },
 	{ "comm", S_IFREG | 0644, comm_show },
 	{ "syscall", S_IFREG | 0400, proc_pid_syscall },
 	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
 	{ "stat", S_IFREG | 0444, proc_tgid_stat },
 	{ "statm", S_IFREG | 0444, proc_pid_statm },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
+	{ "mem", S_IFREG | 0600, NULL, NULL, NULL, &proc_mem_operations },
 	{ "cwd", S_IFLNK | 0777, .proc_get_link = proc_cwd_link },
 	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
 	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
 	{ "wchan", S_IFREG | 0444, proc_pid_wchan },
 	{ "stack", S_IFREG | 0400, proc_pid_stack },
+	{ "schedstat", S_IFREG | 0444, proc_pid_schedstat },
 	{ "oom_score", S_IFREG | 0444, proc_oom_score },
 	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
 	{ "io", S_IFREG | 0400, proc_tgid_io_accounting },
@@ -1620,19 +1800,23 @@ static const struct pid_entry tid_base_stuff[] = {
 	{ "environ", S_IFREG | 0400, NULL, NULL, NULL, &proc_environ_operations },
 	{ "auxv", S_IFREG | 0400, NULL, NULL, NULL, &proc_auxv_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },
+	{ "personality", S_IFREG | 0400, proc_pid_personality },
 	{ "limits", S_IFREG | 0444, proc_pid_limits },
+	{ "sched", S_IFREG | 0644, NULL, NULL, NULL, &proc_pid_sched_operations },
 	{ "comm", S_IFREG | 0644, comm_show },
 	{ "syscall", S_IFREG | 0400, proc_pid_syscall },
 	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
 	{ "stat", S_IFREG | 0444, proc_tid_stat },
 	{ "statm", S_IFREG | 0444, proc_pid_statm },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
+	{ "mem", S_IFREG | 0600, NULL, NULL, NULL, &proc_mem_operations },
 	{ "cwd", S_IFLNK | 0777, .proc_get_link = proc_cwd_link },
 	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
 	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
 	{ "wchan", S_IFREG | 0444, proc_pid_wchan },
 	{ "stack", S_IFREG | 0400, proc_pid_stack },
+	{ "schedstat", S_IFREG | 0444, proc_pid_schedstat },
 	{ "oom_score", S_IFREG | 0444, proc_oom_score },
 	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
 	{ "io", S_IFREG | 0400, proc_tid_io_accounting },

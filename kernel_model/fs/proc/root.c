@@ -163,8 +163,13 @@ static const struct inode_operations proc_entry_link_inode_operations = {
  * `echo 500 > /proc/self/oom_score_adj` opens it, succeeds and truncates nothing) */
 notrace int proc_setattr(struct dentry *dentry, struct iattr *attr)	/* (not traceable in 6.1) */
 {
+	int error;
+
 	if (attr->ia_valid & ATTR_MODE)
 		return -EPERM;
+	error = setattr_prepare(NULL, dentry, attr);
+	if (error)
+		return error;
 	setattr_copy(NULL, dentry->d_inode, attr);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include "../../include/cred.h"
 #include "../../include/security.h"
 #include "../../include/stacktrace.h"
+#include "stats.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -20,6 +21,7 @@ static __always_inline int cpu_of(struct rq *rq) { return container_of(rq, struc
 
 /* kernel/sched/sched.h's flags */
 #define ENQUEUE_WAKEUP	0x01
+#define ENQUEUE_NOCLOCK	0x08
 #define DEQUEUE_SLEEP	0x01
 #define WF_FORK		0x04
 
@@ -71,8 +73,10 @@ void set_task_cpu(struct task_struct *p, int new_cpu)
 {
 	if (p->cpu != new_cpu) {
 		trace_sched_migrate_task(p, new_cpu);
-		if (p->cpu >= 0)
+		if (p->cpu >= 0) {
+			p->nr_migrations++;
 			perf_event_task_migrate(p);
+		}
 	}
 	p->cpu = new_cpu;
 }
@@ -236,16 +240,30 @@ static __always_inline int select_task_rq(struct task_struct *p)
 	return select_task_rq_fair(p, p->cpu, 0);
 }
 
+static __always_inline void enqueue_task(struct rq *rq, struct task_struct *p, int flags)
+{
+	if (!(flags & ENQUEUE_NOCLOCK))
+		update_rq_clock(rq);
+	sched_info_enqueue(rq, p);
+	enqueue_task_fair(rq, p, flags);	/* p->sched_class->enqueue_task */
+}
+
+static __always_inline void dequeue_task(struct rq *rq, struct task_struct *p, int flags)
+{
+	sched_info_dequeue(rq, p);
+	dequeue_task_fair(rq, p, flags);
+}
+
 noinline void activate_task(struct rq *rq, struct task_struct *p, int flags)
 {
-	enqueue_task_fair(rq, p, flags);	/* enqueue_task */
+	enqueue_task(rq, p, flags);
 	p->on_rq = 1;	/* TASK_ON_RQ_QUEUED */
 }
 
 noinline void deactivate_task(struct rq *rq, struct task_struct *p, int flags)
 {
 	p->on_rq = 0;
-	dequeue_task_fair(rq, p, flags);	/* dequeue_task */
+	dequeue_task(rq, p, flags);
 }
 
 /* A woken task may preempt the current one: always the idle task (a lower class); between
@@ -298,7 +316,7 @@ static noinline void ttwu_do_wakeup(struct rq *rq, struct task_struct *p, int wa
 
 static noinline void ttwu_do_activate(struct rq *rq, struct task_struct *p, int wake_flags)
 {
-	activate_task(rq, p, ENQUEUE_WAKEUP);
+	activate_task(rq, p, ENQUEUE_WAKEUP | ENQUEUE_NOCLOCK);
 	ttwu_do_wakeup(rq, p, wake_flags);
 }
 
@@ -321,6 +339,7 @@ int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
 
 		if (p->cpu != cpu)
 			set_task_cpu(p, cpu);
+		update_rq_clock(cpu_rq(cpu));	/* ttwu_queue() */
 		ttwu_do_activate(cpu_rq(cpu), p, wake_flags);
 	} else {
 		ttwu_do_wakeup(cpu_rq(p->cpu), p, wake_flags);	/* ttwu_runnable */
@@ -355,6 +374,7 @@ static noinline void __sched_fork(unsigned long clone_flags, struct task_struct 
 	p->sum_exec_runtime = 0;
 	p->prev_sum_exec_runtime = 0;
 	p->vruntime = 0;
+	p->nr_migrations = 0;
 	INIT_LIST_HEAD(&p->run_list);
 }
 
@@ -363,6 +383,7 @@ static noinline void __sched_fork(unsigned long clone_flags, struct task_struct 
 noinline int sched_fork(unsigned long clone_flags, struct task_struct *p)
 {
 	__sched_fork(clone_flags, p);
+	memset(&p->sched_info, 0, sizeof(p->sched_info));
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	p->prio = current->prio;	/* the parent's nice (normal_prio) */
@@ -384,7 +405,8 @@ void wake_up_new_task(struct task_struct *p)
 	WRITE_ONCE(p->__state, TASK_RUNNING);
 	if (p->cpu < 0 || p->cpu >= nr_cpu_ids)
 		p->cpu = select_task_rq(p);
-	activate_task(cpu_rq(p->cpu), p, 0);
+	update_rq_clock(cpu_rq(p->cpu));
+	activate_task(cpu_rq(p->cpu), p, ENQUEUE_NOCLOCK);
 	trace_sched_wakeup_new(p);
 	check_preempt_curr(cpu_rq(p->cpu), p, WF_FORK);
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -482,6 +504,7 @@ static notrace void __sched __schedule(bool preempt)
 	struct rq *rq = &pc->rq;
 	struct task_struct *prev = pc->curr_task, *next;
 	unsigned int prev_state;
+	unsigned long *switch_count = &prev->nivcsw;
 
 	local_irq_disable();
 	rcu_note_context_switch(preempt);
@@ -500,6 +523,7 @@ static notrace void __sched __schedule(bool preempt)
 			deactivate_task(rq, prev, DEQUEUE_SLEEP);
 		else
 			prev->on_rq = 0;
+		switch_count = &prev->nvcsw;	/* it gave the cpu up */
 	}
 	next = pick_next_task(rq, prev);
 	if (next == prev) {
@@ -508,12 +532,14 @@ static notrace void __sched __schedule(bool preempt)
 	}
 	rq->curr = next;
 	pc->stat_ctxt++;
+	++*switch_count;
 	if (static_branch_unlikely(&trace_cmdline_key))	/* Linux's probe_sched_switch */
 		tracing_record_taskinfo_sched_switch(prev, next);
 	trace_sched_switch(preempt, prev, next, prev_state);
 	if (unlikely(READ_ONCE(ftrace_control.sleep_time_off)))	/* options/sleep-time off */
 		ftrace_graph_sleep_time_switch(prev, next);
-	perf_event_task_sched_out(prev, next);	/* prepare_task_switch() */
+	sched_info_switch(rq, prev, next);	/* prepare_task_switch() */
+	perf_event_task_sched_out(prev, next);
 	prev = context_switch(rq, prev, next);
 	finish_task_switch(prev);
 }

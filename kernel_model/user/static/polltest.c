@@ -432,18 +432,20 @@ static int cmd_getrusage(void)
 
 	for (int i = 0; i < (64 << 10); i += 4096)
 		mem[i] = 1;
+	usleep(1000);	/* (a sleep: a voluntary context switch) */
 	ret = getrusage(RUSAGE_SELF, &ru);
-	printf("self: ret=%d minflt>0=%d\n", ret, ru.ru_minflt > 0);
+	printf("self: ret=%d minflt>0=%d nvcsw>0=%d\n", ret, ru.ru_minflt > 0, ru.ru_nvcsw > 0);
 	if (fork() == 0) {
 		for (int i = 0; i < (64 << 10); i += 4096)
 			mem[i] = 2;
+		usleep(1000);
 		_exit(0);
 	}
 	wait(NULL);
 	ret = getrusage(RUSAGE_CHILDREN, &ru);
-	printf("children: ret=%d minflt>0=%d\n", ret, ru.ru_minflt > 0);
+	printf("children: ret=%d minflt>0=%d nvcsw>0=%d\n", ret, ru.ru_minflt > 0, ru.ru_nvcsw > 0);
 	ret = getrusage(RUSAGE_THREAD, &ru);
-	printf("thread: ret=%d\n", ret);
+	printf("thread: ret=%d nvcsw>0=%d\n", ret, ru.ru_nvcsw > 0);
 	errno = 0;
 	ret = getrusage(5, &ru);
 	printf("bad who: ret=%d errno=%s\n", ret, strerror(errno));
