@@ -284,7 +284,8 @@ BPF = {
     ("lookup_elem_raw", "__htab_map_lookup_elem"),
     ("lookup_elem_raw", "htab_map_delete_elem"),
     ("free_htab_elem", "htab_map_delete_elem"),
-    ("init_reg_state", "bpf_check"),
+    ("init_reg_state", "do_check_common"),   # (init_func_state inlined, as 6.1's)
+    ("do_check_common", "bpf_check"),
     ("mark_reg_known_zero", "init_reg_state"),
     ("mark_reg_not_init", "init_reg_state"),
     ("__mark_reg_unknown", "mark_reg_unknown"),
