@@ -125,6 +125,14 @@ def test_the_hosts_pmus_are_covered_by_their_own_paths_too():
     assert {f: f.read_text() for f in intervals.values()} == before
 
 
+def test_uname_is_the_emulated_kernels_in_every_personality():
+    # the supervisor answers a default-personality caller from the kernel's first answer; a
+    # caller of another personality gets the kernel's own (setarch: PER_LINUX32, UNAME26)
+    out = run("uname -rm; setarch linux32 uname -rm; setarch --uname-2.6 uname -r; uname -rm").stdout.splitlines()
+    assert out == ["6.1.0-tracefs-sim x86_64", "6.1.0-tracefs-sim i686", "2.6.61-tracefs-sim",
+                   "6.1.0-tracefs-sim x86_64"], out
+
+
 def test_bpf_is_the_emulated_kernels():
     """bpf(2) is served (tests/integration/test_session_bpf.py): BPF_MAP_CREATE of a zeroed attr
     gets the emulated 6.1's EINVAL, nothing said on stderr."""

@@ -81,10 +81,12 @@
  * session without the kernel would have it (answer.c). */
 #define SERVE_TIMEOUT_MS 2000
 #define SERVE_MAX_WAIT_MS 30000
-/* The kernel's struct new_utsname (6 fields of 65 bytes), from the first uname it answered:
- * later ones are answered with it at once (the kernel has no sethostname for a session, so it
- * never changes), not after the kernel has replayed what the session did before (a burst of
- * calls makes that seconds, and bash asks at each start, for gethostname). */
+/* The kernel's struct new_utsname (6 fields of 65 bytes), from the first uname it answered a
+ * caller of the default personality: later ones of such callers are answered with it at once
+ * (the kernel has no sethostname for a session, so it never changes), not after the kernel has
+ * replayed what the session did before (a burst of calls makes that seconds, and bash asks at
+ * each start, for gethostname).  A caller of another personality (setarch linux32: machine
+ * i686; uname26: release 2.6.x) has the kernel answer it. */
 #define UTS_SIZE (6 * 65)
 static char uts[UTS_SIZE];
 static bool uts_known;
@@ -893,6 +895,19 @@ static int serve_read(int nr, pid_t tgid, long fd)
 	return SERVE_CALL | SERVE_NOWAIT;
 }
 
+/* The caller's personality is PER_LINUX with no flag that changes what uname says (its host
+ * process's: personality(2) goes on on the host too) */
+static bool default_personality(pid_t tid)
+{
+	char text[32];
+	ssize_t n = read_proc(tid, "personality", text, sizeof(text) - 1);
+
+	if (n <= 0)
+		return false;
+	text[n] = 0;
+	return strtoul(text, NULL, 16) == 0;	/* (PER_LINUX: /proc/PID/personality's %08x) */
+}
+
 int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 {
 	const unsigned long long *args = req->data.args;
@@ -903,7 +918,8 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 		return 0;
 	switch (req->data.nr) {
 	case __NR_uname:
-		return __atomic_load_n(&uts_known, __ATOMIC_ACQUIRE) ? SERVE_UTS : SERVE_CALL;
+		return __atomic_load_n(&uts_known, __ATOMIC_ACQUIRE) && default_personality(req->pid) ?
+		       SERVE_UTS : SERVE_CALL;
 	case __NR_syslog:	/* the kernel's log, not the host's (dmesg) */
 		return SERVE_CALL;
 	case __NR_perf_event_open:
@@ -1723,6 +1739,7 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 		return SERVE_ANSWERED;
 	}
 	if (req->data.nr == __NR_uname && !__atomic_load_n(&uts_known, __ATOMIC_ACQUIRE) &&
+	    default_personality(req->pid) &&
 	    target_io(req->pid, false, req->data.args[0], uts, sizeof(uts)) == sizeof(uts))
 		__atomic_store_n(&uts_known, true, __ATOMIC_RELEASE);
 	if (!(how & SERVE_NEW_FD)) {
