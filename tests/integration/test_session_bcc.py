@@ -271,3 +271,15 @@ def test_capable_shows_the_capability_checks(tmp_path):
                 if checks == [("0", "CAP_SYS_CHROOT"), ("0", "CAP_SETUID"), ("1000", "CAP_SYS_RAWIO")]
                 + [("1000", "CAP_KILL")] * 4 + [("1000", "CAP_SYS_CHROOT")]]
     assert len(parents) >= 2 and len(children) >= 2, out
+
+
+def test_execsnoop_shows_each_exec_with_its_parent_and_arguments(tmp_path):
+    """execsnoop: a kprobe on the execve entry keeps each argument (bpf_probe_read_user_str) and a
+    kretprobe its return, sent through a perf buffer: the marker's execs with their pid, parent
+    (the loop's shell), return 0 and arguments."""
+    m = marker(tmp_path)
+    out = bcc_while(tmp_path, "execsnoop-bpfcc", f"{m} /etc/hostname >/dev/null", interrupt=True)
+    assert re.search(r"^PCOMM\s+PID\s+PPID\s+RET\s+ARGS$", out, re.M), out
+    rows = re.findall(rf"^bcc_marker\s+(\d+)\s+(\d+)\s+(-?\d+)\s+{re.escape(str(m))} /etc/hostname$", out, re.M)
+    assert len(rows) >= 2, out
+    assert all(ret == "0" and pid != ppid for pid, ppid, ret in rows), out

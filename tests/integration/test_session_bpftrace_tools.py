@@ -126,3 +126,53 @@ def test_capable_shows_the_capability_checks(tmp_path):
     rows = [line.split() for line in lines if re.match(r"^\d\d:\d\d:\d\d ", line)]
     fsop = {(r[4], r[5], r[6]) for r in rows if r[3] == "fsop"}
     assert {("6", "CAP_SETGID", "4"), ("7", "CAP_SETUID", "4"), ("1", "CAP_DAC_OVERRIDE", "0")} <= fsop, out
+
+
+def test_opensnoop_shows_each_open_with_its_fd_or_error(tmp_path):
+    """opensnoop.bt: sys_enter_open/openat keep the filename pointer by tid, sys_exit_* print the
+    pid, comm, fd (or -1 and the errno) and the name: a marker cat's open of /etc/hostname and of
+    a file that does not exist (ENOENT)."""
+    opener = tmp_path / "bt_opener"
+    shutil.copy("/bin/cat", opener)
+    out, err = bpftrace_while(tmp_path, None, f"{opener} /etc/hostname /nonexistent-bt >/dev/null 2>&1",
+                              runs=3, tool=tool("opensnoop.bt"))
+    lines = out.splitlines()
+    header = lines.index("Tracing open syscalls... Hit Ctrl-C to end.")
+    assert lines[header + 1] == "PID    COMM               FD ERR PATH", out + err
+    mine = [line.split() for line in lines if " bt_opener " in line]
+    found = [(fields[2], fields[3]) for fields in mine if fields[4] == "/etc/hostname"]
+    missing = [(fields[2], fields[3]) for fields in mine if fields[4] == "/nonexistent-bt"]
+    assert found and all(int(fd) >= 3 and err_ == "0" for fd, err_ in found), out
+    assert missing and all(m == ("-1", "2") for m in missing), out
+
+
+def test_execsnoop_shows_each_exec_with_its_arguments(tmp_path):
+    """execsnoop.bt: sys_enter_exec* print the elapsed ms, the pid and join(args->argv): the
+    workload's exec of the marker with its arguments, each time."""
+    marker = tmp_path / "bt_exec_marker"
+    shutil.copy("/bin/true", marker)
+    out, err = bpftrace_while(tmp_path, None, f"{marker} one two", runs=3, tool=tool("execsnoop.bt"))
+    lines = out.splitlines()
+    assert re.match(r"^TIME\(ms\)\s+PID\s+ARGS$", lines[1] if lines[0].startswith("Attaching") else lines[0]), out
+    execs = [line for line in lines if line.endswith(f"{marker} one two")]
+    assert len(execs) >= 2 and all(re.match(r"^\d+\s+\d+\s+/", line) for line in execs), out + err
+
+
+def test_syscount_counts_by_syscall_id_and_process(tmp_path):
+    """syscount.bt: raw_syscalls:sys_enter counted by id and by comm, the top ten of each at END
+    (bpftrace's print(@map, 10): the largest last)."""
+    marker = tmp_path / "bt_counter"
+    shutil.copy("/bin/ls", marker)
+    out, err = bpftrace_while(tmp_path, None, f"{marker} -R /usr/share/doc >/dev/null", runs=3, tool=tool("syscount.bt"))
+    lines = out.splitlines()
+    assert "Counting syscalls... Hit Ctrl-C to end." in lines, out + err
+    ids = lines.index("Top 10 syscalls IDs:")
+    processes = lines.index("Top 10 processes:")
+    named = re.compile(r"^@(?:syscall|process)\[(.+)\]: (\d+)$")
+    by_id = [named.match(line) for line in lines[ids + 1:processes] if line]
+    by_comm = [named.match(line) for line in lines[processes + 1:] if line]
+    assert by_id and all(by_id) and len(by_id) <= 10, out
+    assert by_comm and all(by_comm) and len(by_comm) <= 10, out
+    assert [int(m.group(2)) for m in by_comm] == sorted(int(m.group(2)) for m in by_comm), out
+    # ls -R's getdents64 (217) and the marker itself are among the busiest
+    assert "217" in {m.group(1) for m in by_id} and "bt_counter" in {m.group(1) for m in by_comm}, out
