@@ -128,10 +128,13 @@ enum bpf_arg_type {
 	ARG_CONST_ALLOC_SIZE_OR_ZERO,	/* a known constant: the size of the memory the helper returns */
 	ARG_PTR_TO_FUNC,		/* a function of the program, the helper calls it (a callback) */
 	ARG_PTR_TO_STACK_OR_NULL,	/* the stack, or NULL */
+	ARG_PTR_TO_BTF_ID,		/* PTR_TO_BTF_ID of the struct arg_btf_struct names */
 };
-/* an argument's flag (6.1's OBJ_RELEASE): the helper releases the reference it is */
+/* an argument's flags: the helper releases the reference it is (6.1's OBJ_RELEASE); it may be
+ * NULL (6.1's PTR_MAYBE_NULL on an argument: a known 0 passes, its size must then be 0) */
 #define OBJ_RELEASE	0x80
-#define BPF_BASE_ARG(t)	((t) & ~OBJ_RELEASE)
+#define ARG_MAYBE_NULL	0x40
+#define BPF_BASE_ARG(t)	((t) & ~(OBJ_RELEASE | ARG_MAYBE_NULL))
 enum bpf_return_type {
 	RET_INTEGER,
 	RET_VOID,
@@ -146,6 +149,7 @@ struct bpf_func_proto {
 	u8 ret_type;
 	u8 arg_type[5];
 	const char *ret_btf_struct;
+	const char *arg_btf_struct;	/* the struct an ARG_PTR_TO_BTF_ID argument points to */
 };
 #define BPF_CALL_x(name, ...) u64 name(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
 
@@ -242,6 +246,10 @@ struct bpf_prog {
 	const char *attach_func_name;
 	unsigned long attach_func_addr;
 	unsigned long attach_site;
+	/* an iterator program's context pointers that are not what its function's BTF says
+	 * (bpf_iter_prog_supported(): the target's, PTR_TO_BTF_ID_OR_NULL) */
+	const struct bpf_ctx_arg_aux *ctx_arg_info;
+	u32 ctx_arg_info_size;
 	/* its own BTF (check_btf_info(), a reference) with its func_info and line_info (insn_off:
 	 * as the program runs, after the verifier's patches), and where the JIT put each line */
 	struct btf *btf;
@@ -266,6 +274,78 @@ extern const struct bpf_prog_ops kprobe_prog_ops, tracepoint_prog_ops, raw_trace
 #define BPF_TRACE_FENTRY	24
 #define BPF_TRACE_FEXIT		25
 #define BPF_MODIFY_RETURN	26
+#define BPF_TRACE_ITER		28
+
+/* bpf_ctx_arg_aux: a context field a load of which gives reg_type of btf_id (the struct named
+ * btf_struct in vmlinux's BTF: 6.1's BTF_ID, resolved at the first program's load here) */
+struct bpf_ctx_arg_aux {
+	u32 offset;
+	u32 reg_type;
+	u32 btf_id;
+	const char *btf_struct;
+};
+
+/* ---- BPF iterators (bpf_iter.c, task_iter.c) ---- */
+/* a context field holding a pointer, 8 bytes whatever the pointer's size (uapi's __bpf_md_ptr) */
+#define __bpf_md_ptr(type, name)	\
+union {					\
+	type name;			\
+	__u64 :64;			\
+} __attribute__((aligned(8)))
+/* what every iterator program's context starts with: where it writes (bpf_seq_printf()'s seq),
+ * the read's session and the object's number in it */
+struct seq_file;
+struct bpf_iter_meta {
+	__bpf_md_ptr(struct seq_file *, seq);
+	u64 session_id;
+	u64 seq_num;
+};
+/* bpf_iter_link_info: what BPF_LINK_CREATE's iter_info may say of an iterator (a task's) */
+union bpf_iter_link_info {
+	struct {
+		__u32 map_fd;
+	} map;
+	struct {
+		__u32 tid;
+		__u32 pid;
+		__u32 pid_fd;
+	} task;
+};
+enum bpf_iter_task_type { BPF_TASK_ITER_ALL = 0, BPF_TASK_ITER_TID, BPF_TASK_ITER_TGID };
+struct bpf_iter_aux_info {
+	struct {
+		enum bpf_iter_task_type type;
+		u32 pid;
+	} task;
+};
+/* bpf_iter_seq_info: the seq_file a target's iterator fds read through, and its private part */
+struct seq_operations;
+struct bpf_iter_seq_info {
+	const struct seq_operations *seq_ops;
+	int (*init_seq_private)(void *priv_data, struct bpf_iter_aux_info *aux);
+	void (*fini_seq_private)(void *priv_data);
+	u32 seq_priv_size;
+};
+#define BPF_ITER_CTX_ARG_MAX 2
+/* bpf_iter_reg: a target ("task"), its program's function bpf_iter_<target> in the BTF */
+struct bpf_iter_reg {
+	const char *target;
+	int (*attach_target)(struct bpf_prog *prog, union bpf_iter_link_info *linfo,
+			     struct bpf_iter_aux_info *aux);
+	u32 ctx_arg_info_size;
+	struct bpf_ctx_arg_aux ctx_arg_info[BPF_ITER_CTX_ARG_MAX];
+	const struct bpf_iter_seq_info *seq_info;
+};
+/* DEFINE_BPF_ITER_FUNC: the function whose BTF prototype is the target's context (never called:
+ * an __init function, as 6.1's, which the BTF keeps and ftrace does not) */
+#define BPF_ITER_FUNC_PREFIX "bpf_iter_"
+#define DEFINE_BPF_ITER_FUNC(target, args...)			\
+	extern int bpf_iter_ ## target(args);			\
+	int __init bpf_iter_ ## target(args) { return 0; }
+int bpf_iter_reg_target(struct bpf_iter_reg *reg_info);
+bool bpf_iter_prog_supported(struct bpf_prog *prog);
+struct bpf_prog *bpf_iter_get_info(struct bpf_iter_meta *meta, bool in_stop);
+int bpf_iter_run_prog(struct bpf_prog *prog, void *ctx);
 /* a reference on a live object (refcnt not yet 0): refcount_inc_not_zero() */
 static inline bool bpf_inc_not_zero(int *refcnt)
 {
@@ -366,6 +446,20 @@ struct bpf_map *bpf_map_get(u32 ufd);	/* a reference, or an ERR_PTR */
 void bpf_prog_put(struct bpf_prog *prog);
 void bpf_prog_inc(struct bpf_prog *prog);
 struct bpf_prog *bpf_prog_get(u32 ufd);
+/* links: a program attached for as long as the link's fd is open (release undoes it) */
+struct bpf_link;
+struct bpf_link_ops {
+	void (*release)(struct bpf_link *link);
+};
+struct bpf_link {
+	const struct bpf_link_ops *ops;
+	struct bpf_prog *prog;
+};
+int bpf_link_new_fd(struct bpf_link *link);
+struct bpf_link *bpf_link_get_from_fd(int fd);	/* borrowed: the caller holds the fd */
+/* bpf_iter.c */
+int bpf_iter_link_attach(const union bpf_attr *attr, struct bpf_prog *prog);
+int bpf_iter_new_fd(struct bpf_link *link);
 /* bpf_trace.c: raw tracepoints */
 struct tracepoint *bpf_get_raw_tracepoint(const char *name);
 int bpf_probe_register(struct tracepoint *tp, struct bpf_prog *prog);

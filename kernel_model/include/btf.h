@@ -127,6 +127,9 @@ const struct btf_type *btf_vmlinux_skip_modifiers(u32 type_id, u32 *res_id);
 u32 btf_vmlinux_struct_id(const char *name);
 /* btf_type_str(): "INT", "PTR", ... "UNKNOWN" */
 const char *btf_type_str(const struct btf_type *t);
+/* btf_struct_ids_match(): whether a pointer to struct id at off is one to struct need_type_id
+ * (the struct itself, or one nested in it at off) */
+bool btf_struct_ids_match(struct bpf_verifier_log *log, u32 id, int off, u32 need_type_id);
 /* btf_struct_access(): what a load of size bytes at off of struct t gives: SCALAR_VALUE, or
  * PTR_TO_BTF_ID of the struct *next_btf_id (a pointer member); -EACCES/-EINVAL/-EFAULT with
  * 6.1's log line for an access outside the struct's members */

@@ -988,6 +988,12 @@ void seq_putc(struct seq_file *m, char c);
 void seq_put_decimal_ull_width(struct seq_file *m, const char *delimiter, unsigned long long num, unsigned int width);
 void seq_put_decimal_ull(struct seq_file *m, const char *delimiter, unsigned long long num);
 void seq_write(struct seq_file *m, const void *data, size_t len);
+void *__seq_open_private(struct file *f, const struct seq_operations *ops, int psize);
+/* a write did not fit: the buffer is full (seq_set_overflow()) */
+static inline bool seq_has_overflowed(struct seq_file *m)
+{
+	return m->count == m->size;
+}
 int seq_path(struct seq_file *m, const struct path *path, const char *esc);
 
 /* char_dev.c, drivers/mem.c */

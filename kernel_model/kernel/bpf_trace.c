@@ -195,11 +195,12 @@ static u32 printk_number(char *buf, u32 pos, const struct printk_spec *sp, u64 v
 
 /*
  * bpf_bprintf_prepare() and bstr_printf() in one pass: the conversions 6.1 takes for
- * bpf_trace_printk() (%d %i %u %x %X with l/ll, %c, %s, flags and a width, %%; at most three),
+ * bpf_trace_printk() and bpf_seq_printf() (%d %i %u %x %X with l/ll, %c, %s, flags and a width,
+ * %%; at most num_args of them),
  * a string read without faulting (the user's below TASK_SIZE); -EINVAL for anything else,
  * and for the %p ones, which this kernel does not format yet.  The length, as vsnprintf's.
  */
-static int bpf_trace_format(char *buf, const char *fmt, u32 fmt_size, const u64 *args)
+static int bpf_trace_format(char *buf, const char *fmt, u32 fmt_size, const u64 *args, u32 num_args)
 {
 	u32 pos = 0, i, num_spec = 0, end;
 	char str[MAX_BPRINTF_BIN_ARGS];
@@ -225,7 +226,7 @@ static int bpf_trace_format(char *buf, const char *fmt, u32 fmt_size, const u64 
 			i++;
 			continue;
 		}
-		if (num_spec >= MAX_TRACE_PRINTK_VARARGS)
+		if (num_spec >= num_args)
 			return -EINVAL;
 		i++;
 		if ((unsigned char)fmt[i] >= 0x80)
@@ -309,7 +310,7 @@ BPF_CALL_x(bpf_trace_printk)
 	}
 	bpf_printk_busy[cpu] = 1;
 	arch_local_irq_restore(flags);
-	ret = bpf_trace_format(bpf_printk_buf[cpu], (const char *)r1, r2, args);
+	ret = bpf_trace_format(bpf_printk_buf[cpu], (const char *)r1, r2, args, MAX_TRACE_PRINTK_VARARGS);
 	if (ret >= 0)
 		trace_bpf_trace_printk(bpf_printk_buf[cpu]);
 	bpf_printk_busy[cpu] = 0;
@@ -320,6 +321,62 @@ static const struct bpf_func_proto bpf_trace_printk_proto = {
 	.gpl_only = true,
 	.ret_type = RET_INTEGER,
 	.arg_type = { ARG_PTR_TO_MEM, ARG_CONST_SIZE },
+};
+
+/* ---- an iterator's output: bpf_seq_printf() and bpf_seq_write() into its seq_file ---- */
+#define MAX_BPRINTF_VARARGS	12
+
+/* bpf_seq_printf(m, fmt, fmt_size, data, data_len): fmt formatted with the u64s of data, as
+ * bpf_trace_printk() formats (a line past MAX_BPRINTF_BUF bytes is cut there); -EOVERFLOW once
+ * the seq_file's buffer is full (the read ends before this object and shows it again) */
+BPF_CALL_x(bpf_seq_printf)
+{
+	struct seq_file *m = (struct seq_file *)r1;
+	const u64 *args = (const u64 *)r4;
+	u32 data_len = r5, cpu;
+	unsigned long flags;
+	int ret;
+
+	if (data_len & 7 || data_len > MAX_BPRINTF_VARARGS * 8 || (data_len && !args))
+		return -EINVAL;
+	flags = arch_local_irq_save();
+	cpu = smp_processor_id();
+	if (bpf_printk_busy[cpu]) {	/* try_get_buffers() */
+		arch_local_irq_restore(flags);
+		return -EBUSY;
+	}
+	bpf_printk_busy[cpu] = 1;
+	arch_local_irq_restore(flags);
+	ret = bpf_trace_format(bpf_printk_buf[cpu], (const char *)r2, r3, args, data_len / 8);
+	if (ret >= 0)
+		seq_write(m, bpf_printk_buf[cpu], min((u32)ret, (u32)(MAX_BPRINTF_BUF - 1)));
+	bpf_printk_busy[cpu] = 0;
+	if (ret < 0)
+		return ret;
+	return seq_has_overflowed(m) ? -EOVERFLOW : 0;
+}
+static const struct bpf_func_proto bpf_seq_printf_proto = {
+	.func = bpf_seq_printf,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_BTF_ID, ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_MEM | ARG_MAYBE_NULL,
+		      ARG_CONST_SIZE_OR_ZERO },
+	.arg_btf_struct = "seq_file",
+};
+
+BPF_CALL_x(bpf_seq_write)
+{
+	struct seq_file *m = (struct seq_file *)r1;
+
+	seq_write(m, (const void *)r2, (u32)r3);
+	return seq_has_overflowed(m) ? -EOVERFLOW : 0;
+}
+static const struct bpf_func_proto bpf_seq_write_proto = {
+	.func = bpf_seq_write,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_BTF_ID, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO },
+	.arg_btf_struct = "seq_file",
 };
 
 /* ---- bpf_perf_event_output(): a record of the program's data in a BPF_OUTPUT perf event ---- */
@@ -561,8 +618,8 @@ const struct bpf_prog_ops raw_tracepoint_prog_ops = {
 	.test_run = bpf_prog_test_run_raw_tp,
 };
 
-/* ---- BPF_PROG_TYPE_TRACING (fentry/fexit): the function's arguments, u64 each, read only,
- * fexit's return value after them (btf_ctx_access); the raw tracepoints' helpers
+/* ---- BPF_PROG_TYPE_TRACING (fentry/fexit, iterators): the function's arguments, u64 each, read
+ * only, fexit's return value after them (btf_ctx_access); the raw tracepoints' helpers
  * (tracing_prog_func_proto() falls back on raw_tp_prog_func_proto()) ---- */
 static bool tracing_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
 					 struct bpf_insn_access_aux *info)
@@ -571,8 +628,20 @@ static bool tracing_prog_is_valid_access(int off, int size, enum bpf_access_type
 	return raw_tp_prog_is_valid_access(off, size, type, prog, info) && btf_ctx_access(off, size, type, prog, info);
 }
 
+/* tracing_prog_func_proto(): an iterator's seq_file helpers, then the raw tracepoints' */
+static const struct bpf_func_proto *tracing_prog_func_proto(int func_id, const struct bpf_prog *prog)
+{
+	switch (func_id) {
+	case BPF_FUNC_seq_printf:
+		return prog->expected_attach_type == BPF_TRACE_ITER ? &bpf_seq_printf_proto : NULL;
+	case BPF_FUNC_seq_write:
+		return prog->expected_attach_type == BPF_TRACE_ITER ? &bpf_seq_write_proto : NULL;
+	}
+	return raw_tp_prog_func_proto(func_id, prog);
+}
+
 const struct bpf_verifier_ops tracing_verifier_ops = {
-	.get_func_proto = raw_tp_prog_func_proto,
+	.get_func_proto = tracing_prog_func_proto,
 	.is_valid_access = tracing_prog_is_valid_access,
 };
 const struct bpf_prog_ops tracing_prog_ops = { };

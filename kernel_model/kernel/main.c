@@ -61,6 +61,7 @@ noinline void rest_init(void)
 
 void futex_init(void);
 void blk_ioc_init(void);
+void task_iter_init(void);
 
 void __init start_kernel(void)
 {
@@ -87,6 +88,7 @@ void __init start_kernel(void)
 	init_timers();
 	workqueue_init_early();
 	sock_init();
+	task_iter_init();
 	rest_init();
 	host_doorbell(PORT_READY, 0);	/* secondary cpus may start */
 	cpu_startup_entry();

@@ -35,7 +35,11 @@
  *   bfdlast                                -> BPF_BTF_GET_FD_BY_ID of the id bid saw (ids vary: not shown)
  *   raw CMD ATTR [SIZE]                    -> bpf(CMD, ATTR, SIZE) as it returns
  *   rawtp FD NAME|-                        -> a link fd (BPF_RAW_TRACEPOINT_OPEN; "-": name NULL)
- *   link FD ATTACH_TYPE                    -> a link fd (BPF_LINK_CREATE, no target)
+ *   link FD ATTACH_TYPE [I=HEX]            -> a link fd (BPF_LINK_CREATE, no target; I=: iter_info
+ *                                             the bytes given, iter_info_len their count)
+ *   iter LINK_FD [FLAGS]                   -> an iterator's fd (BPF_ITER_CREATE)
+ *   read FD SIZE                           -> read(2)s of SIZE bytes until one gives 0 or an error:
+ *                                             their results, then the text read, "| "-prefixed lines
  *   tpev ID                                -> a perf event fd on tracepoint ID, this process's
  *   setbpf EVFD FD                         -> PERF_EVENT_IOC_SET_BPF
  *   kpev TYPE FUNC ADDR|OFFSET RET         -> a perf event fd of the kprobe PMU (attr.type TYPE): at
@@ -643,10 +647,42 @@ int main(int argc, char **argv)
 				n = num(argv[i++]);
 			result(cmd, syscall6(NR_bpf, c, (long)big, n, 0, 0, 0));
 		} else if (!strcmp(cmd, "link") && i + 2 <= argc) {
+			static unsigned char linfo[64];
 			attr.link_create.prog_fd = num(argv[i]);
 			attr.link_create.attach_type = num(argv[i + 1]);
 			i += 2;
+			if (i < argc && argv[i][0] == 'I' && argv[i][1] == '=') {
+				attr.link_create.iter_info_len = unhex(argv[i++] + 2, linfo, sizeof(linfo));
+				attr.link_create.iter_info = (unsigned long)linfo;
+			}
 			result(cmd, sys_bpf(BPF_LINK_CREATE, &attr, sizeof(attr)));
+		} else if (!strcmp(cmd, "iter") && i + 1 <= argc) {
+			attr.iter_create.link_fd = num(argv[i++]);
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.iter_create.flags = num(argv[i++]);
+			result(cmd, sys_bpf(BPF_ITER_CREATE, &attr, sizeof(attr)));
+		} else if (!strcmp(cmd, "read") && i + 2 <= argc) {
+			static char text[65536];
+			unsigned long len = 0, size = num(argv[i + 1]), k;
+			long fd = num(argv[i]), r;
+			i += 2;
+			puts_(cmd);
+			puts_(":");
+			do {
+				r = syscall6(0 /* read */, fd, (long)(text + len), size, 0, 0, 0);
+				puts_(" ");
+				putnum(r);
+				if (r > 0)
+					len += r;
+			} while (r > 0 && len + size <= sizeof(text));
+			for (k = 0; k < len; k++) {
+				if (k == 0 || text[k - 1] == '\n')
+					puts_("\n| ");
+				if (text[k] != '\n') {
+					char c[2] = { text[k], 0 };
+					puts_(c);
+				}
+			}
 		} else if (!strcmp(cmd, "rawtp") && i + 2 <= argc) {
 			attr.raw_tracepoint.prog_fd = num(argv[i]);
 			attr.raw_tracepoint.name = strcmp(argv[i + 1], "-") ? (unsigned long)argv[i + 1] : 0;

@@ -96,18 +96,22 @@ def real_btf() -> bytes:
     return base64.b64decode(res.stdout)
 
 
-if __name__ == "__main__":
+def capture(cases: dict[str, list[str]], reference: str) -> None:
+    """the cases run by bpftest on the real 6.1, its output written to tests/data/bpf/REFERENCE"""
     import subprocess
     import tempfile
     from pathlib import Path
     repo = Path(__file__).resolve().parents[2]
-    ids = func_ids(real_btf())
     with tempfile.TemporaryDirectory() as d:
         subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", f"{d}/bpftest",
                         str(repo / "kernel_model/user/bpftest.c")], check=True)
-        Path(d, "run.sh").write_text(reference_script(cases(ids), "/mnt/host/bpftest"))
+        Path(d, "run.sh").write_text(reference_script(cases, "/mnt/host/bpftest"))
         res = subprocess.run(["/work/shared/tools/real-tracefs", "-s", f"{d}:/mnt/host", "-t", "300",
                               "-c", "sh /mnt/host/run.sh"], capture_output=True, text=True, timeout=400)
-    dest = repo / "tests/data/bpf/btf_id_reference.txt"
+    dest = repo / "tests/data/bpf" / reference
     dest.write_text(res.stdout)
     print(res.stdout[-3000:], file=sys.stderr)
+
+
+if __name__ == "__main__":
+    capture(cases(func_ids(real_btf())), "btf_id_reference.txt")

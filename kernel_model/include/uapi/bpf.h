@@ -307,6 +307,10 @@ union bpf_attr {
 		union {
 			__u32	target_btf_id;
 			struct {
+				__aligned_u64	iter_info;	/* a union bpf_iter_link_info */
+				__u32		iter_info_len;
+			};
+			struct {
 				__u32		flags;
 				__u32		cnt;
 				__aligned_u64	syms;
@@ -322,6 +326,10 @@ union bpf_attr {
 	struct {	/* BPF_ENABLE_STATS */
 		__u32	type;
 	} enable_stats;
+	struct {	/* BPF_ITER_CREATE */
+		__u32	link_fd;
+		__u32	flags;
+	} iter_create;
 	char __size[144];	/* sizeof(union bpf_attr) in 6.1 */
 } __attribute__((aligned(8)));
 
@@ -426,6 +434,7 @@ enum bpf_func_id {
 	BPF_FUNC_probe_read_kernel_str = 115, BPF_FUNC_get_current_task_btf = 158,
 	BPF_FUNC_ringbuf_output = 130, BPF_FUNC_ringbuf_reserve = 131, BPF_FUNC_ringbuf_submit = 132,
 	BPF_FUNC_ringbuf_discard = 133, BPF_FUNC_ringbuf_query = 134,
+	BPF_FUNC_seq_printf = 126, BPF_FUNC_seq_write = 127,
 	BPF_FUNC_ktime_get_coarse_ns = 160, BPF_FUNC_for_each_map_elem = 164, BPF_FUNC_loop = 181,
 	__BPF_FUNC_MAX_ID = 210,
 };

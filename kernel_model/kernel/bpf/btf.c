@@ -427,7 +427,7 @@ static bool is_int_ptr(const struct btf_type *t)
 }
 
 /*
- * 6.1's btf_ctx_access() for fentry/fexit: offsets in 8-byte slots, one argument each (a struct
+ * 6.1's btf_ctx_access() for fentry/fexit and iterators: offsets in 8-byte slots, one argument each (a struct
  * by value takes its size), fexit's return value after them; scalars, enums, structs and
  * pointers to void or to ints are scalars; a pointer to a struct is PTR_TO_BTF_ID of that struct
  * (info->reg_type, info->btf_id), which the program may read through (btf_struct_access).
@@ -440,7 +440,7 @@ bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct b
 	const char *tname = prog->attach_func_name;
 	struct bpf_verifier_log *log = info->log;
 	const struct btf_param *args;
-	u32 nr_args, arg;
+	u32 nr_args, arg, i;
 
 	if (off % 8) {
 		bpf_log(log, "func '%s' offset %d is not multiple of 8\n", tname, off);
@@ -477,6 +477,20 @@ bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct b
 	}
 	if (t->type == 0 || is_int_ptr(t))
 		return true;	/* void * and int *: scalars */
+	/* an iterator's object: what its target says (NULL at the end: PTR_TO_BTF_ID_OR_NULL) */
+	for (i = 0; i < prog->ctx_arg_info_size; i++) {
+		const struct bpf_ctx_arg_aux *ctx_arg_info = &prog->ctx_arg_info[i];
+
+		if (ctx_arg_info->offset == (u32)off) {
+			if (!ctx_arg_info->btf_id) {
+				bpf_log(log, "invalid btf_id for context argument offset %u\n", off);
+				return false;
+			}
+			info->reg_type = ctx_arg_info->reg_type;
+			info->btf_id = ctx_arg_info->btf_id;
+			return true;
+		}
+	}
 	info->reg_type = PTR_TO_BTF_ID;
 	t = btf_vmlinux_skip_modifiers(t->type, &info->btf_id);
 	if (!t || !__btf_type_is_struct(t)) {
@@ -500,9 +514,12 @@ static u32 btf_member_bitfield_size(const struct btf_type *t, const struct btf_m
 {
 	return t->info >> 31 ? m->offset >> 24 : 0;
 }
+/* __btf_name_by_offset(): an anonymous type is "(anon)" */
 static const char *btf_name(u32 name_off)
 {
-	return btf_vmlinux_name_by_offset(name_off) ?: "";
+	if (!name_off)
+		return "(anon)";
+	return btf_vmlinux_name_by_offset(name_off) ?: "(invalid-name-offset)";
 }
 
 /* __btf_resolve_size(): the bytes type takes (an array: all its elements, of *elem_type, id
@@ -700,6 +717,24 @@ int btf_struct_access(struct bpf_verifier_log *log, const struct btf_type *t, in
 		}
 	}
 	return -EINVAL;
+}
+
+/* btf_struct_ids_match(): a pointer to struct id at off points to struct need_type_id: the same
+ * struct at 0, or one nested in it at off (found by a walk of one byte, whose refusals are logged) */
+bool btf_struct_ids_match(struct bpf_verifier_log *log, u32 id, int off, u32 need_type_id)
+{
+	const struct btf_type *type;
+
+	if (off == 0 && id == need_type_id)
+		return true;
+	for (;;) {
+		type = btf_vmlinux_type_by_id(id);
+		if (!type || btf_struct_walk(log, type, off, 1, &id) != WALK_STRUCT)
+			return false;
+		if (id == need_type_id)
+			return true;
+		off = 0;
+	}
 }
 
 /* ---- BPF_BTF_LOAD: a user's BTF checked as 6.1's btf_parse() checks it ----

@@ -580,7 +580,7 @@ void bpf_prog_inc(struct bpf_prog *prog)
 	__atomic_add_fetch(&prog->refcnt, 1, __ATOMIC_RELAXED);
 }
 
-struct bpf_prog *bpf_prog_get(u32 ufd)
+noinline struct bpf_prog *bpf_prog_get(u32 ufd)
 {
 	struct bpf_prog *prog = prog_from_fd((int)ufd);
 
@@ -1101,23 +1101,53 @@ static int bpf_prog_test_run(const union bpf_attr *attr, union bpf_attr *uattr)
 }
 
 /* ---- links: a program attached for as long as the link's fd is open ---- */
+static int bpf_link_release(struct inode *inode, struct file *f)
+{
+	struct bpf_link *link = (struct bpf_link *)f->private_data;
+	struct bpf_prog *prog = link->prog;
+
+	link->ops->release(link);	/* (which frees it: bpf_link_free()'s dealloc) */
+	bpf_prog_put(prog);
+	return 0;
+}
+
+/* bpf_link_new_fd(): the link's fd, whose last close releases it */
+noinline int bpf_link_new_fd(struct bpf_link *link)
+{
+	return bpf_anon_inode_getfd(&bpf_link_fops, link, O_RDWR | O_CLOEXEC);
+}
+
+/* bpf_link_get_from_fd() (no reference: the fd's file holds the link while the call runs) */
+noinline struct bpf_link *bpf_link_get_from_fd(int fd)
+{
+	struct file *f = fget_borrowed(fd);
+
+	if (!f)
+		return (void *)(long)-EBADF;
+	if (f->f_op != &bpf_link_fops)
+		return (void *)(long)-EINVAL;
+	return (struct bpf_link *)f->private_data;
+}
+
 struct bpf_raw_tp_link {
-	struct bpf_prog *prog;
+	struct bpf_link link;
 	struct tracepoint *tp;		/* NULL: a tracing program on its trampoline */
 };
 
-static int bpf_link_release(struct inode *inode, struct file *f)
+static void bpf_raw_tp_link_release(struct bpf_link *l)
 {
-	struct bpf_raw_tp_link *link = (struct bpf_raw_tp_link *)f->private_data;
+	struct bpf_raw_tp_link *link = container_of(l, struct bpf_raw_tp_link, link);
 
 	if (link->tp)
-		bpf_probe_unregister(link->tp, link->prog);
+		bpf_probe_unregister(link->tp, l->prog);
 	else
-		bpf_trampoline_unlink_prog(link->prog);	/* bpf_tracing_link_release() */
-	bpf_prog_put(link->prog);
+		bpf_trampoline_unlink_prog(l->prog);	/* bpf_tracing_link_release() */
 	kfree(link);
-	return 0;
 }
+
+static const struct bpf_link_ops bpf_raw_tp_link_lops = {
+	.release = bpf_raw_tp_link_release,
+};
 
 /* bpf_tracing_prog_attach(): a fentry/fexit program on its function's trampoline, for as long as
  * the link's fd is open */
@@ -1131,13 +1161,14 @@ static int bpf_tracing_prog_attach(struct bpf_prog *prog)
 	link = kzalloc(sizeof(*link), GFP_KERNEL);
 	if (!link)
 		return -ENOMEM;
-	link->prog = prog;
+	link->link.ops = &bpf_raw_tp_link_lops;
+	link->link.prog = prog;
 	err = bpf_trampoline_link_prog(prog);
 	if (err) {
 		kfree(link);
 		return err;
 	}
-	fd = bpf_anon_inode_getfd(&bpf_link_fops, link, O_RDWR | O_CLOEXEC);
+	fd = bpf_link_new_fd(&link->link);
 	if (fd < 0) {
 		bpf_trampoline_unlink_prog(prog);
 		kfree(link);
@@ -1173,14 +1204,15 @@ static noinline int bpf_raw_tp_link_attach(struct bpf_prog *prog, const char *us
 	link = kzalloc(sizeof(*link), GFP_KERNEL);
 	if (!link)
 		return -ENOMEM;
-	link->prog = prog;
+	link->link.ops = &bpf_raw_tp_link_lops;
+	link->link.prog = prog;
 	link->tp = tp;
 	err = bpf_probe_register(tp, prog);
 	if (err) {
 		kfree(link);
 		return err;
 	}
-	fd = bpf_anon_inode_getfd(&bpf_link_fops, link, O_RDWR | O_CLOEXEC);
+	fd = bpf_link_new_fd(&link->link);
 	if (fd < 0) {
 		bpf_probe_unregister(tp, prog);
 		kfree(link);
@@ -1205,8 +1237,8 @@ static int bpf_raw_tracepoint_open(const union bpf_attr *attr)
 }
 
 /* link_create(): a fentry/fexit program on its function (attach_type its expected one; no
- * target program: fentry on BPF programs is not here); EINVAL for the other program types
- * (6.1 has kprobe_multi, cgroup, iterator... links) */
+ * target program: fentry on BPF programs is not here), an iterator program on its target; EINVAL
+ * for the other program types (6.1 has kprobe_multi, cgroup... links) */
 static int link_create(const union bpf_attr *attr)
 {
 	struct bpf_prog *prog;
@@ -1217,12 +1249,28 @@ static int link_create(const union bpf_attr *attr)
 	prog = bpf_prog_get(attr->link_create.prog_fd);
 	if (IS_ERR(prog))
 		return PTR_ERR(prog);
-	if (prog->type == BPF_PROG_TYPE_TRACING && attr->link_create.attach_type == prog->expected_attach_type &&
-	    !attr->link_create.target_fd && !attr->link_create.tracing.target_btf_id)
-		ret = bpf_tracing_prog_attach(prog);
+	if (prog->type == BPF_PROG_TYPE_TRACING && attr->link_create.attach_type == prog->expected_attach_type) {
+		if (prog->expected_attach_type == BPF_TRACE_ITER)
+			ret = bpf_iter_link_attach(attr, prog);
+		else if (!attr->link_create.target_fd && !attr->link_create.tracing.target_btf_id)
+			ret = bpf_tracing_prog_attach(prog);
+	}
 	if (ret < 0)
 		bpf_prog_put(prog);
 	return ret;
+}
+
+/* BPF_ITER_CREATE: an fd whose reads run the iterator link's program over its target's objects */
+static int bpf_iter_create(const union bpf_attr *attr)
+{
+	struct bpf_link *link;
+
+	if (CHECK_ATTR(attr, iter_create.flags) || attr->iter_create.flags)
+		return -EINVAL;
+	link = bpf_link_get_from_fd(attr->iter_create.link_fd);
+	if (IS_ERR(link))
+		return PTR_ERR(link);
+	return bpf_iter_new_fd(link);
 }
 
 /* ---- the kernel's BPF sysctls and BPF_ENABLE_STATS ---- */
@@ -1359,6 +1407,8 @@ static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size
 		return bpf_btf_get_next_id(&attr, uattr);
 	case BPF_ENABLE_STATS:
 		return bpf_enable_stats(&attr);
+	case BPF_ITER_CREATE:
+		return bpf_iter_create(&attr);
 	}
 	return -EINVAL;
 }

@@ -1656,6 +1656,8 @@ static void mark_btf_ld_reg(struct bpf_verifier_env *env, struct bpf_reg_state *
 	mark_reg_known_zero(env, regs, regno);
 	regs[regno].type = reg_type;
 	regs[regno].btf_id = btf_id;
+	if (reg_type & PTR_MAYBE_NULL)	/* (an iterator's object: its null check marks each copy) */
+		regs[regno].id = ++env->id_gen;
 }
 
 /*
@@ -2506,7 +2508,7 @@ static const u32 map_key_value_types[] = { PTR_TO_STACK, 0x100 + 1, 0x100 + 2, P
 static const char *const map_key_value_names = "fp, pkt, pkt_meta, map_key, map_value";
 static const char *const mem_names = "fp, pkt, pkt_meta, map_key, map_value, mem, alloc_mem, buf";
 
-static int check_reg_type(struct bpf_verifier_env *env, u32 regno, u8 arg_type)
+static int check_reg_type(struct bpf_verifier_env *env, u32 regno, u8 arg_type, const struct bpf_func_proto *fn)
 {
 	struct bpf_reg_state *reg = cur_regs(env) + regno;
 	const char *expected;
@@ -2514,6 +2516,17 @@ static int check_reg_type(struct bpf_verifier_env *env, u32 regno, u8 arg_type)
 	u32 i;
 
 	switch (arg_type) {
+	case ARG_PTR_TO_BTF_ID:
+		if (reg->type != PTR_TO_BTF_ID) {
+			expected = "ptr_";
+			break;
+		}
+		if (!btf_struct_ids_match(&env->log, reg->btf_id, reg->off, btf_vmlinux_struct_id(fn->arg_btf_struct))) {
+			verbose(env, "R%d is of type %s but %s is expected\n", regno, btf_struct_name(reg->btf_id),
+				fn->arg_btf_struct);
+			return -EACCES;
+		}
+		return 0;
 	case ARG_CONST_MAP_PTR:
 		if (reg->type == CONST_PTR_TO_MAP)
 			return 0;
@@ -2527,12 +2540,16 @@ static int check_reg_type(struct bpf_verifier_env *env, u32 regno, u8 arg_type)
 		expected = map_key_value_names;
 		break;
 	case ARG_PTR_TO_MEM:
-	case ARG_PTR_TO_UNINIT_MEM:
-		if (reg->type == PTR_TO_STACK || reg->type == PTR_TO_MAP_KEY || reg->type == PTR_TO_MAP_VALUE ||
-		    reg->type == PTR_TO_MEM || reg->type == (PTR_TO_MEM | MEM_ALLOC))
+	case ARG_PTR_TO_UNINIT_MEM: {
+		/* an argument that may be NULL takes a pointer that may be (6.1 folds the flag) */
+		u32 type = fn->arg_type[regno - BPF_REG_1] & ARG_MAYBE_NULL ? reg->type & ~PTR_MAYBE_NULL : reg->type;
+
+		if (type == PTR_TO_STACK || type == PTR_TO_MAP_KEY || type == PTR_TO_MAP_VALUE ||
+		    type == PTR_TO_MEM || type == (PTR_TO_MEM | MEM_ALLOC))
 			return 0;
 		expected = mem_names;
 		break;
+	}
 	case ARG_PTR_TO_ALLOC_MEM:
 		if (reg->type == (PTR_TO_MEM | MEM_ALLOC))
 			return 0;
@@ -2707,7 +2724,10 @@ static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call
 		}
 		return 0;
 	}
-	err = check_reg_type(env, regno, arg_type);
+	/* a NULL where the helper takes one (its size is then checked to be 0) */
+	if ((fn->arg_type[arg] & ARG_MAYBE_NULL) && register_is_null(reg))
+		goto skip_type_check;
+	err = check_reg_type(env, regno, arg_type, fn);
 	if (err)
 		return err;
 	if (reg->type == PTR_TO_CTX) {
@@ -2720,6 +2740,7 @@ static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call
 		if (err)
 			return err;
 	}
+skip_type_check:
 	if (fn->arg_type[arg] & OBJ_RELEASE) {
 		if (!reg->ref_obj_id && !register_is_null(reg)) {
 			verbose(env, "R%d must be referenced when passed to release function\n", regno);
@@ -4219,7 +4240,8 @@ static int check_ld_abs(struct bpf_verifier_env *env, struct bpf_insn *insn)
 	return -EINVAL;
 }
 
-/* check_return_code(): fentry/fexit programs return 0 (the other types here may return anything) */
+/* check_return_code(): fentry/fexit programs return 0, iterators 0 or 1 (the other types here may
+ * return anything) */
 static int check_return_code(struct bpf_verifier_env *env)
 {
 	const struct bpf_reg_state *reg = &cur_regs(env)[BPF_REG_0];
@@ -4236,6 +4258,8 @@ static int check_return_code(struct bpf_verifier_env *env)
 	}
 	if (env->prog->type != BPF_PROG_TYPE_TRACING)
 		return 0;
+	if (env->prog->expected_attach_type == BPF_TRACE_ITER)
+		range = tnum_range(0, 1);	/* 1: show the object again (bpf_iter_run_prog()) */
 	if (reg->type != SCALAR_VALUE) {
 		verbose(env, "At program exit the register R0 is not a known value (%s)\n",
 			reg_type_str(reg->type, tn_buf));
@@ -5126,9 +5150,10 @@ static int check_attach_btf_id(struct bpf_verifier_env *env)
 	switch (prog->expected_attach_type) {
 	case BPF_TRACE_FENTRY:
 	case BPF_TRACE_FEXIT:
+	case BPF_TRACE_ITER:
 		break;
 	default:
-		/* raw_tp, fmod_ret, iter: not in this kernel */
+		/* raw_tp, fmod_ret: not in this kernel */
 		return -EINVAL;
 	}
 	if (!btf_type_is_func(t)) {
@@ -5141,6 +5166,13 @@ static int check_attach_btf_id(struct bpf_verifier_env *env)
 	ret = btf_distill_func_proto(env, t, tname);
 	if (ret)
 		return ret;
+	if (prog->expected_attach_type == BPF_TRACE_ITER) {
+		/* an iterator: its function bpf_iter_<target> names a registered target, whose
+		 * context it gets (no address: the function is never called) */
+		prog->attach_func_proto = t;
+		prog->attach_func_name = tname;
+		return bpf_iter_prog_supported(prog) ? 0 : -EINVAL;
+	}
 	addr = kallsyms_lookup_name(tname);
 	if (!addr) {
 		verbose(env, "The address of function %s cannot be found\n", tname);
