@@ -59,6 +59,21 @@ def own_fds() -> str:
                          *show])
 
 
+def seq_nums() -> str:
+    """meta->seq_num (u64 at 16) of each object and of the stop"""
+    return prog(ldx(DW, R6, R1, 0), ldx(DW, R1, R6, 0), ldx(DW, R3, R6, 16), *seq_printf_d(R3), mov64_imm(R0, 0),
+                exit_())
+
+
+def overflow() -> str:
+    """130 writes of 256 bytes for each object: more than the read's 8-page buffer holds"""
+    zero = [st(DW, R10, -off, 0) for off in range(8, 264, 8)]
+    write = [mov64_reg(R1, R8), mov64_reg(R2, R10), alu64_imm(ADD, R2, -256), mov64_imm(R3, 256),
+             call(FN_seq_write), alu64_imm(ADD, R7, 1)]
+    loop = [*write, jmp_imm(JLT, R7, 130, -(len(write) + 1))]
+    return prog(ldx(DW, R6, R1, 0), ldx(DW, R8, R6, 0), *zero, mov64_imm(R7, 0), *loop, mov64_imm(R0, 0), exit_())
+
+
 def cases(ids: dict[str, int]) -> dict[str, list[str]]:
     task, task_file = f"A={ITER}:{ids['bpf_iter_task']}", f"A={ITER}:{ids['bpf_iter_task_file']}"
 
@@ -75,6 +90,11 @@ def cases(ids: dict[str, int]) -> dict[str, list[str]]:
                                                      "read", "5", "4096", "close", "5", "iter", "4", "read", "5", "1"],
         "iter_task_tid_1": walk(pid_1(), link=["I=01000000"]),
         "iter_task_file_own_fds": walk(own_fds(), task_file) + ["pinfo", "3"],
+        "iter_task_seq_num": walk(seq_nums(), link=["I=01000000"]),
+        "iter_task_overflow": ["load", str(PROG_TRACING), overflow(), "0", task, "link", "3", str(ITER), "I=01000000",
+                               "iter", "4", "read", "5", "4096"],
+        "iter_returns_1_read": load(ret(mov64_imm(R0, 1))) + ["link", "3", str(ITER), "iter", "4", "read", "5",
+                                                              "4096"],
         "iter_task_two_fields": load(pid_1()) + ["link", "3", str(ITER), "I=0100000001000000"],
         "iter_task_pid_fd": load(pid_1()) + ["link", "3", str(ITER), "I=000000000000000001000000"],
         "iter_task_info_tail": load(pid_1()) + ["link", "3", str(ITER), "I=01000000000000000000000000000000ff"],
