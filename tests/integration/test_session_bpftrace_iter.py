@@ -26,9 +26,11 @@ def session(tmp_path, script: str) -> list[str]:
 
 def test_iter_support_is_found(tmp_path):
     """`bpftrace --info` loads an iterator program on each target's bpf_iter_<target> (by its BTF
-    id) and says yes to both, as on the real 6.1"""
-    lines = session(tmp_path, "bpftrace --info 2>&1 | grep 'iter:'")
-    assert [line.split() for line in lines] == [["iter:task:", "yes"], ["iter:task_file:", "yes"]], lines
+    id) and says yes to both, as on the real 6.1; `bpftrace -l 'iter:*'` lists the targets whose
+    function the BTF has (the real 6.1 has more: task_vma, bpf_map, tcp...)"""
+    lines = session(tmp_path, "bpftrace --info 2>&1 | grep 'iter:'; bpftrace -l 'iter:*'")
+    assert [line.split() for line in lines] == [["iter:task:", "yes"], ["iter:task_file:", "yes"],
+                                                ["iter:task"], ["iter:task_file"]], lines
 
 
 def test_iter_task_lists_every_task(tmp_path):
