@@ -1,8 +1,11 @@
-/* bpf_loop() and bpf_for_each_map_elem() (kernel/bpf/bpf_iter.c of 6.1): helpers that call a
- * function of the program, its callback, nr_loops times or on each element of a map, until it
- * returns 1.  The callback is the function's JITed image (the verifier refuses callbacks to an
- * interpreted program), called as C calls a helper. */
+/* kernel/bpf/bpf_iter.c of 6.1: BPF iterators (below), and bpf_loop() and
+ * bpf_for_each_map_elem(), helpers that call a function of the program, its callback, nr_loops
+ * times or on each element of a map, until it returns 1.  The callback is the function's JITed
+ * image (the verifier refuses callbacks to an interpreted program), called as C calls a helper. */
 #include "../../include/bpf.h"
+#include "../../include/btf.h"
+#include "../../include/fs.h"
+#include "../../include/mutex.h"
 
 /* bpf_loop(nr_loops, callback_fn, callback_ctx, flags): the calls made (the last one's index +
  * 1 where it returned 1); -EINVAL for flags, -E2BIG past BPF_MAX_LOOPS */
@@ -54,9 +57,6 @@ const struct bpf_func_proto bpf_for_each_map_elem_proto = {
  * writes with bpf_seq_printf()/bpf_seq_write() being what the read returns (bpf_seq_read()),
  * and once more with a NULL object when the walk ends (the seq's stop).
  */
-#include "../../include/fs.h"
-#include "../../include/mutex.h"
-#include "../../include/btf.h"
 
 struct bpf_iter_target_info {
 	struct list_head list;
