@@ -141,34 +141,35 @@ struct printk_spec {
 	int width;
 };
 
-static u32 printk_put(char *buf, u32 pos, char c)
+/* the text goes into buf, size bytes with its NUL (0: nowhere); the length counts on past it */
+static u32 printk_put(char *buf, u32 size, u32 pos, char c)
 {
-	if (pos < MAX_BPRINTF_BUF - 1)
+	if (pos + 1 < size)
 		buf[pos] = c;
 	return pos + 1;
 }
 
-static u32 printk_field(char *buf, u32 pos, const struct printk_spec *sp, const char *sign, const char *body,
+static u32 printk_field(char *buf, u32 size, u32 pos, const struct printk_spec *sp, const char *sign, const char *body,
 			int len)
 {
 	int signlen = sign ? 1 : 0, pad = sp->width - len - signlen, i;
 
 	if (!sp->left && !sp->zero)
 		for (; pad > 0; pad--)
-			pos = printk_put(buf, pos, ' ');
+			pos = printk_put(buf, size, pos, ' ');
 	if (sign)
-		pos = printk_put(buf, pos, *sign);
+		pos = printk_put(buf, size, pos, *sign);
 	if (!sp->left && sp->zero)
 		for (; pad > 0; pad--)
-			pos = printk_put(buf, pos, '0');
+			pos = printk_put(buf, size, pos, '0');
 	for (i = 0; i < len; i++)
-		pos = printk_put(buf, pos, body[i]);
+		pos = printk_put(buf, size, pos, body[i]);
 	for (; pad > 0; pad--)
-		pos = printk_put(buf, pos, ' ');
+		pos = printk_put(buf, size, pos, ' ');
 	return pos;
 }
 
-static u32 printk_number(char *buf, u32 pos, const struct printk_spec *sp, u64 v, bool is_signed, int base,
+static u32 printk_number(char *buf, u32 size, u32 pos, const struct printk_spec *sp, u64 v, bool is_signed, int base,
 			 bool upper)
 {
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
@@ -190,7 +191,7 @@ static u32 printk_number(char *buf, u32 pos, const struct printk_spec *sp, u64 v
 	} while (v);
 	for (i = 0; i < n; i++)
 		out[i] = tmp[n - 1 - i];
-	return printk_field(buf, pos, sp, sign, out, n);
+	return printk_field(buf, size, pos, sp, sign, out, n);
 }
 
 /*
@@ -200,7 +201,7 @@ static u32 printk_number(char *buf, u32 pos, const struct printk_spec *sp, u64 v
  * a string read without faulting (the user's below TASK_SIZE); -EINVAL for anything else,
  * and for the %p ones, which this kernel does not format yet.  The length, as vsnprintf's.
  */
-static int bpf_trace_format(char *buf, const char *fmt, u32 fmt_size, const u64 *args, u32 num_args)
+static int bpf_trace_format(char *buf, u32 size, const char *fmt, u32 fmt_size, const u64 *args, u32 num_args)
 {
 	u32 pos = 0, i, num_spec = 0, end;
 	char str[MAX_BPRINTF_BIN_ARGS];
@@ -218,11 +219,11 @@ static int bpf_trace_format(char *buf, const char *fmt, u32 fmt_size, const u64 
 		if (c < 0x80 && !printk_isprint(c) && !printk_isspace(c))
 			return -EINVAL;
 		if (c != '%') {
-			pos = printk_put(buf, pos, c);
+			pos = printk_put(buf, size, pos, c);
 			continue;
 		}
 		if (fmt[i + 1] == '%') {
-			pos = printk_put(buf, pos, '%');
+			pos = printk_put(buf, size, pos, '%');
 			i++;
 			continue;
 		}
@@ -260,13 +261,13 @@ static int bpf_trace_format(char *buf, const char *fmt, u32 fmt_size, const u64 
 				n = strncpy_from_kernel_nofault(str, (const void *)arg, sizeof(str));
 			if (n < 0)
 				n = 1, str[0] = 0;
-			pos = printk_field(buf, pos, &sp, NULL, str, n - 1);
+			pos = printk_field(buf, size, pos, &sp, NULL, str, n - 1);
 			continue;
 		}
 		if (fmt[i] == 'c') {
 			char ch = (char)arg;
 
-			pos = printk_field(buf, pos, &sp, NULL, &ch, 1);
+			pos = printk_field(buf, size, pos, &sp, NULL, &ch, 1);
 			continue;
 		}
 		if (fmt[i] == 'l') {
@@ -278,20 +279,21 @@ static int bpf_trace_format(char *buf, const char *fmt, u32 fmt_size, const u64 
 		switch (fmt[i]) {
 		case 'd':
 		case 'i':
-			pos = printk_number(buf, pos, &sp, lng ? arg : (u64)(s64)(s32)arg, true, 10, false);
+			pos = printk_number(buf, size, pos, &sp, lng ? arg : (u64)(s64)(s32)arg, true, 10, false);
 			break;
 		case 'u':
-			pos = printk_number(buf, pos, &sp, lng ? arg : (u32)arg, false, 10, false);
+			pos = printk_number(buf, size, pos, &sp, lng ? arg : (u32)arg, false, 10, false);
 			break;
 		case 'x':
 		case 'X':
-			pos = printk_number(buf, pos, &sp, lng ? arg : (u32)arg, false, 16, fmt[i] == 'X');
+			pos = printk_number(buf, size, pos, &sp, lng ? arg : (u32)arg, false, 16, fmt[i] == 'X');
 			break;
 		default:
 			return -EINVAL;
 		}
 	}
-	buf[pos < MAX_BPRINTF_BUF ? pos : MAX_BPRINTF_BUF - 1] = 0;
+	if (size)
+		buf[pos < size ? pos : size - 1] = 0;
 	return pos;
 }
 
@@ -310,7 +312,8 @@ BPF_CALL_x(bpf_trace_printk)
 	}
 	bpf_printk_busy[cpu] = 1;
 	arch_local_irq_restore(flags);
-	ret = bpf_trace_format(bpf_printk_buf[cpu], (const char *)r1, r2, args, MAX_TRACE_PRINTK_VARARGS);
+	ret = bpf_trace_format(bpf_printk_buf[cpu], MAX_BPRINTF_BUF, (const char *)r1, r2, args,
+			       MAX_TRACE_PRINTK_VARARGS);
 	if (ret >= 0)
 		trace_bpf_trace_printk(bpf_printk_buf[cpu]);
 	bpf_printk_busy[cpu] = 0;
@@ -327,8 +330,9 @@ static const struct bpf_func_proto bpf_trace_printk_proto = {
 #define MAX_BPRINTF_VARARGS	12
 
 /* bpf_seq_printf(m, fmt, fmt_size, data, data_len): fmt formatted with the u64s of data, as
- * bpf_trace_printk() formats (a line past MAX_BPRINTF_BUF bytes is cut there); -EOVERFLOW once
- * the seq_file's buffer is full (the read ends before this object and shows it again) */
+ * bpf_trace_printk() formats, into the seq_file's buffer (seq_bprintf()); -EOVERFLOW once it is
+ * full (the read ends before this object and shows it again).  The per-cpu buffers are taken
+ * as bpf_bprintf_prepare() takes them (EBUSY when a program on this cpu has them). */
 BPF_CALL_x(bpf_seq_printf)
 {
 	struct seq_file *m = (struct seq_file *)r1;
@@ -347,9 +351,13 @@ BPF_CALL_x(bpf_seq_printf)
 	}
 	bpf_printk_busy[cpu] = 1;
 	arch_local_irq_restore(flags);
-	ret = bpf_trace_format(bpf_printk_buf[cpu], (const char *)r2, r3, args, data_len / 8);
-	if (ret >= 0)
-		seq_write(m, bpf_printk_buf[cpu], min((u32)ret, (u32)(MAX_BPRINTF_BUF - 1)));
+	ret = bpf_trace_format(m->buf + m->count, m->size - m->count, (const char *)r2, r3, args, data_len / 8);
+	if (ret >= 0) {
+		if (m->count + ret < m->size)
+			m->count += ret;
+		else
+			m->count = m->size;	/* (seq_set_overflow()) */
+	}
 	bpf_printk_busy[cpu] = 0;
 	if (ret < 0)
 		return ret;

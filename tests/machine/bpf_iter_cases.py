@@ -65,6 +65,15 @@ def seq_nums() -> str:
                 exit_())
 
 
+def wide_seq_nums() -> str:
+    """meta->seq_num printed "%1500d\\n": a line longer than bpf_trace_printk's 1 KiB buffer"""
+    fmt = int.from_bytes(b"%1500d\n\0", "little")
+    return prog(ldx(DW, R6, R1, 0), ldx(DW, R1, R6, 0), ldx(DW, R3, R6, 16), stx(DW, R10, R3, -8),
+                ld_imm64(R2, fmt), stx(DW, R10, R2, -16), mov64_reg(R2, R10), alu64_imm(ADD, R2, -16),
+                mov64_imm(R3, 8), mov64_reg(R4, R10), alu64_imm(ADD, R4, -8), mov64_imm(R5, 8), call(FN_seq_printf),
+                mov64_imm(R0, 0), exit_())
+
+
 def overflow() -> str:
     """130 writes of 256 bytes for each object: more than the read's 8-page buffer holds"""
     zero = [st(DW, R10, -off, 0) for off in range(8, 264, 8)]
@@ -91,6 +100,7 @@ def cases(ids: dict[str, int]) -> dict[str, list[str]]:
         "iter_task_tid_1": walk(pid_1(), link=["I=01000000"]),
         "iter_task_file_own_fds": walk(own_fds(), task_file) + ["pinfo", "3"],
         "iter_task_seq_num": walk(seq_nums(), link=["I=01000000"]),
+        "iter_task_wide_line": walk(wide_seq_nums(), link=["I=01000000"]),
         "iter_task_overflow": ["load", str(PROG_TRACING), overflow(), "0", task, "link", "3", str(ITER), "I=01000000",
                                "iter", "4", "read", "5", "4096"],
         "iter_returns_1_read": load(ret(mov64_imm(R0, 1))) + ["link", "3", str(ITER), "iter", "4", "read", "5",
