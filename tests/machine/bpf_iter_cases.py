@@ -105,6 +105,8 @@ def cases(ids: dict[str, int]) -> dict[str, list[str]]:
                                "iter", "4", "read", "5", "4096"],
         "iter_returns_1_read": load(ret(mov64_imm(R0, 1))) + ["link", "3", str(ITER), "iter", "4", "read", "5",
                                                               "4096"],
+        "iter_read_after_link_closed": load(pid_1()) + ["link", "3", str(ITER), "iter", "4", "close", "4", "close", "3",
+                                                        "read", "5", "4096", "iter", "4"],
         "iter_task_two_fields": load(pid_1()) + ["link", "3", str(ITER), "I=0100000001000000"],
         "iter_task_pid_fd": load(pid_1()) + ["link", "3", str(ITER), "I=000000000000000001000000"],
         "iter_task_info_tail": load(pid_1()) + ["link", "3", str(ITER), "I=01000000000000000000000000000000ff"],
