@@ -143,6 +143,7 @@ enum bpf_return_type {
 	RET_PTR_TO_ALLOC_MEM_OR_NULL,	/* memory of ARG_CONST_ALLOC_SIZE_OR_ZERO's size, a reference */
 };
 typedef u64 (*bpf_helper_fn)(u64, u64, u64, u64, u64);
+struct bpf_prog;
 struct bpf_func_proto {
 	bpf_helper_fn func;
 	bool gpl_only;
@@ -150,6 +151,7 @@ struct bpf_func_proto {
 	u8 arg_type[5];
 	const char *ret_btf_struct;
 	const char *arg_btf_struct;	/* the struct an ARG_PTR_TO_BTF_ID argument points to */
+	bool (*allowed)(const struct bpf_prog *prog);	/* NULL: any program that has the helper */
 };
 #define BPF_CALL_x(name, ...) u64 name(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
 

@@ -636,10 +636,66 @@ static bool tracing_prog_is_valid_access(int off, int size, enum bpf_access_type
 	return raw_tp_prog_is_valid_access(off, size, type, prog, info) && btf_ctx_access(off, size, type, prog, info);
 }
 
-/* tracing_prog_func_proto(): an iterator's seq_file helpers, then the raw tracepoints' */
+/* bpf_d_path(path, buf, sz): the path's name, as d_path() makes it, at the start of buf; its
+ * length with the NUL, or d_path()'s error (ENAMETOOLONG: buf too short) */
+BPF_CALL_x(bpf_d_path)
+{
+	char *buf = (char *)r2, *p;
+	struct path copy;
+	u32 sz = r3;
+	long len;
+
+	if (!sz)
+		return 0;
+	/* the verifier said the pointer is a struct path: checked anyway, as 6.1 does */
+	len = copy_from_kernel_nofault(&copy, (const void *)r1, sizeof(copy));
+	if (len < 0)
+		return len;
+	p = d_path(&copy, buf, sz);
+	if (IS_ERR(p)) {
+		len = PTR_ERR(p);
+	} else {
+		long i;
+
+		len = buf + sz - p;
+		for (i = 0; i < len; i++)	/* (memmove(): the name ends buf, it moves down) */
+			buf[i] = p[i];
+	}
+	return len;
+}
+
+/* bpf_d_path_allowed(): iterators, and fentry/fexit on the functions 6.1 lists
+ * (btf_allowlist_d_path), whose path is one d_path() may walk */
+static bool bpf_d_path_allowed(const struct bpf_prog *prog)
+{
+	static const char *const allowlist[] = {
+		"vfs_truncate", "vfs_fallocate", "dentry_open", "vfs_getattr", "filp_close",
+	};
+	u32 i;
+
+	if (prog->expected_attach_type == BPF_TRACE_ITER)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(allowlist); i++)
+		if (prog->attach_func_name && !strcmp(prog->attach_func_name, allowlist[i]))
+			return true;
+	return false;
+}
+
+static const struct bpf_func_proto bpf_d_path_proto = {
+	.func = bpf_d_path,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_BTF_ID, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO },
+	.arg_btf_struct = "path",
+	.allowed = bpf_d_path_allowed,
+};
+
+/* tracing_prog_func_proto(): an iterator's seq_file helpers, bpf_d_path, then the raw
+ * tracepoints' */
 static const struct bpf_func_proto *tracing_prog_func_proto(int func_id, const struct bpf_prog *prog)
 {
 	switch (func_id) {
+	case BPF_FUNC_d_path:
+		return &bpf_d_path_proto;
 	case BPF_FUNC_seq_printf:
 		return prog->expected_attach_type == BPF_TRACE_ITER ? &bpf_seq_printf_proto : NULL;
 	case BPF_FUNC_seq_write:

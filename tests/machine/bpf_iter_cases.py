@@ -12,11 +12,12 @@ from bpf_btf_cases import PROG_TRACING, capture, func_ids, real_btf
 from bpf_cases import parse  # noqa: F401 (for the test)
 
 ITER = 28
-FN_seq_printf, FN_seq_write = 126, 127
-TARGETS = ("bpf_iter_task", "bpf_iter_task_file", "vfs_read")
+FN_seq_printf, FN_seq_write, FN_d_path = 126, 127, 147
+TARGETS = ("bpf_iter_task", "bpf_iter_task_file", "vfs_read", "filp_close")
 PID, TGID = 2416, 2420
 END = 0x0A646E65      # "end\n"
 FMT_D = 0x000A6425    # "%d\n\0"
+FMT_S = 0x000A7325    # "%s\n\0"
 
 
 def ja(off: int) -> bytes:
@@ -59,6 +60,21 @@ def own_fds() -> str:
                          *show])
 
 
+def own_paths() -> str:
+    """task_file: bpf_d_path() of each file of this process past its stdio (bpf's anonymous
+    files: alike in both kernels), printed "%s\\n" (the argument a pointer to the stack)"""
+    zero = [st(DW, R10, -off, 0) for off in range(8, 72, 8)]
+    show = [*zero, mov64_reg(R1, R9), alu64_imm(ADD, R1, 16), mov64_reg(R2, R10), alu64_imm(ADD, R2, -64),
+            mov64_imm(R3, 64), call(FN_d_path), ldx(DW, R1, R6, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -64),
+            stx(DW, R10, R2, -72), mov64_imm(R2, FMT_S), stx(DW, R10, R2, -80), mov64_reg(R2, R10),
+            alu64_imm(ADD, R2, -80), mov64_imm(R3, 4), mov64_reg(R4, R10), alu64_imm(ADD, R4, -72), mov64_imm(R5, 8),
+            call(FN_seq_printf)]
+    own = [call(FN_get_current_pid_tgid), alu64_imm(RSH, R0, 32), ldx(W, R3, R7, TGID),
+           jmp_reg(JNE, R3, R0, len(show) + 4), ldx(W, R3, R8, 16), jmp_imm(JLT, R3, 3, len(show) + 2),
+           ldx(DW, R9, R8, 24), jmp_imm(JEQ, R9, 0, len(show))]
+    return iter_prog(8, [*own, *show])
+
+
 def seq_nums() -> str:
     """meta->seq_num (u64 at 16) of each object and of the stop"""
     return prog(ldx(DW, R6, R1, 0), ldx(DW, R1, R6, 0), ldx(DW, R3, R6, 16), *seq_printf_d(R3), mov64_imm(R0, 0),
@@ -93,6 +109,9 @@ def cases(ids: dict[str, int]) -> dict[str, list[str]]:
         return load(program, attach) + ["link", "3", str(ITER), *(link or []), "iter", "4", "read", "5", "4096"]
     ret = lambda *insns: prog(*insns, exit_())  # noqa: E731
     seq = [ldx(DW, R6, R1, 0), ldx(DW, R1, R6, 0)]
+    # bpf_d_path(r1, an 8-byte buffer on the stack, 8), then r0 = 0
+    d_path_args = [mov64_imm(R2, 0), stx(DW, R10, R2, -8), mov64_reg(R2, R10), alu64_imm(ADD, R2, -8), mov64_imm(R3, 8), call(FN_d_path),
+                   mov64_imm(R0, 0)]
     word = seq_write_word(END)[:-1]
     return {
         "iter_task_pid_1": load(pid_1()) + ["link", "3", str(ITER), "iter", "4", "read", "5", "4096",
@@ -107,6 +126,13 @@ def cases(ids: dict[str, int]) -> dict[str, list[str]]:
                                                               "4096"],
         "iter_read_after_link_closed": load(pid_1()) + ["link", "3", str(ITER), "iter", "4", "close", "4", "close", "3",
                                                         "read", "5", "4096", "iter", "4"],
+        "iter_task_file_d_path": walk(own_paths(), task_file),
+        "d_path_in_fentry_on_vfs_read": load(ret(ldx(DW, R1, R1, 0), alu64_imm(ADD, R1, 16), *d_path_args),
+                                             f"A=24:{ids['vfs_read']}"),
+        "d_path_in_fentry_on_filp_close": load(ret(ldx(DW, R1, R1, 0), alu64_imm(ADD, R1, 16), *d_path_args),
+                                               f"A=24:{ids['filp_close']}"),
+        "d_path_of_a_task": load(ret(ldx(DW, R1, R1, 8), jmp_imm(JEQ, R1, 0, len(d_path_args) - 1), *d_path_args)),
+        "d_path_in_kprobe": ["load", "2", prog(mov64_imm(R1, 0), *d_path_args, exit_()), "1"],
         "iter_task_two_fields": load(pid_1()) + ["link", "3", str(ITER), "I=0100000001000000"],
         "iter_task_pid_fd": load(pid_1()) + ["link", "3", str(ITER), "I=000000000000000001000000"],
         "iter_task_info_tail": load(pid_1()) + ["link", "3", str(ITER), "I=01000000000000000000000000000000ff"],

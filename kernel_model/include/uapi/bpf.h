@@ -434,7 +434,7 @@ enum bpf_func_id {
 	BPF_FUNC_probe_read_kernel_str = 115, BPF_FUNC_get_current_task_btf = 158,
 	BPF_FUNC_ringbuf_output = 130, BPF_FUNC_ringbuf_reserve = 131, BPF_FUNC_ringbuf_submit = 132,
 	BPF_FUNC_ringbuf_discard = 133, BPF_FUNC_ringbuf_query = 134,
-	BPF_FUNC_seq_printf = 126, BPF_FUNC_seq_write = 127,
+	BPF_FUNC_seq_printf = 126, BPF_FUNC_seq_write = 127, BPF_FUNC_d_path = 147,
 	BPF_FUNC_ktime_get_coarse_ns = 160, BPF_FUNC_for_each_map_elem = 164, BPF_FUNC_loop = 181,
 	__BPF_FUNC_MAX_ID = 210,
 };

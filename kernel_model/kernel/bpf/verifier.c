@@ -3014,6 +3014,10 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		verbose(env, "cannot call GPL-restricted function from non-GPL compatible program\n");
 		return -EINVAL;
 	}
+	if (fn->allowed && !fn->allowed(env->prog)) {
+		verbose(env, "helper call is not allowed in probe\n");
+		return -EINVAL;
+	}
 	memset(&meta, 0, sizeof(meta));
 	for (i = 0; i < 5; i++) {
 		err = check_func_arg(env, i, &meta, fn);
