@@ -118,6 +118,8 @@ def cases(ids: dict[str, int]) -> dict[str, list[str]]:
                                                      "read", "5", "4096", "close", "5", "iter", "4", "read", "5", "1"],
         "iter_task_tid_1": walk(pid_1(), link=["I=01000000"]),
         "iter_task_file_own_fds": walk(own_fds(), task_file) + ["pinfo", "3"],
+        "iter_task_pid_1_threads": walk(pid_1(), link=["I=0000000001000000"]),
+        "iter_task_no_such_tid": walk(pid_1(), link=["I=9f860100"]),
         "iter_task_seq_num": walk(seq_nums(), link=["I=01000000"]),
         "iter_task_wide_line": walk(wide_seq_nums(), link=["I=01000000"]),
         "iter_task_overflow": ["load", str(PROG_TRACING), overflow(), "0", task, "link", "3", str(ITER), "I=01000000",

@@ -23,7 +23,8 @@ BTF_ID = re.compile(r"(btf_id|attach_btf_id) \d+")
 # states processed differs, as in test_bpf.py's DIFFERENCES; the rest of the log is 6.1's.
 PROCESSED = re.compile(r"processed \d+ insns \(limit 1000000\) max_states_per_insn \d+ total_states \d+ "
                        r"peak_states \d+ mark_read \d+")
-WALKS = {"iter_task_pid_1", "iter_read_after_link_closed", "iter_task_file_d_path", "iter_task_tid_1", "iter_task_file_own_fds",
+WALKS = {"iter_task_pid_1", "iter_read_after_link_closed", "iter_task_file_d_path", "iter_task_pid_1_threads",
+         "iter_task_no_such_tid", "iter_task_tid_1", "iter_task_file_own_fds",
          "iter_task_two_fields", "iter_task_pid_fd", "iter_task_info_tail", "iter_link_wrong_type",
          "iter_create_flags", "iter_create_of_prog", "iter_rawtp_open"}
 
