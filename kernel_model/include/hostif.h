@@ -93,6 +93,9 @@ struct boot_params {
 	 * region does not hold), each perf_pool_big_size bytes */
 	u64 perf_pool_big_count;
 	u64 perf_pool_big_size;
+	u64 boot_boottime_ns;	/* live: the host's CLOCK_BOOTTIME when the virtual clock read 0 (0
+				 * seeded): the machine's offs_boot, so that its CLOCK_BOOTTIME is the
+				 * one a session's processes read from the host */
 };
 
 /* The head of every CPU's per-CPU area; %gs points at it. */
@@ -179,5 +182,6 @@ _Static_assert(sizeof(struct host_request) == 1024, "hostif layout");
 _Static_assert(offsetof(struct boot_params, perf_pool_base) == 56, "hostif layout");
 _Static_assert(offsetof(struct boot_params, boot_monotonic_ns) == 80, "hostif layout");
 _Static_assert(offsetof(struct boot_params, perf_pool_big_count) == 88, "hostif layout");
+_Static_assert(offsetof(struct boot_params, boot_boottime_ns) == 104, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
 #endif

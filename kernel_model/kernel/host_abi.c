@@ -125,6 +125,7 @@ HOST_ABI_OFFSET(hostif_hpet, cpu);
 HOST_ABI_OFFSET(hostif_hpet, vector);
 HOST_ABI_OFFSET(boot_params, boot_monotonic_ns);
 HOST_ABI_OFFSET(boot_params, perf_pool_big_count);
+HOST_ABI_OFFSET(boot_params, boot_boottime_ns);
 HOST_ABI_OFFSET(hostif_pmu, nmi_stack);
 HOST_ABI_CONST(PMU_NMI_STACK_SIZE);
 

@@ -52,6 +52,13 @@
  *   mmapk FD OFFSET LEN PROT FLAGS         -> as mmap, the mapping kept: its slot (0, 1, ...), or the errno
  *   peek SLOT @AT...                       -> the u64 at each offset @AT of a kept mapping
  *   unmap SLOT                             -> munmap of a kept mapping
+ *   blook FD IN|- COUNT [ELEM_FLAGS [FLAGS]]  -> BPF_MAP_LOOKUP_BATCH from the batch token IN ("-": from
+ *                                             the first) with room for COUNT elements: the result,
+ *                                             the count, the out token's first 8 bytes, the keys'
+ *                                             and values' bytes given back unless it failed
+ *                                             (blookdel: AND_DELETE)
+ *   bupd FD KEYS VALUES COUNT [ELEM_FLAGS]  -> BPF_MAP_UPDATE_BATCH of COUNT elements: result, count
+ *   bdel FD KEYS COUNT                      -> BPF_MAP_DELETE_BATCH of COUNT keys: result, count
  *   close FD
  *   cpus N                                 -> the possible cpus (values a per-cpu lookup prints)
  *   pid                                    -> this process's pid
@@ -218,6 +225,15 @@ static void map_info(int fd, struct bpf_map_info *info)
 	obj_info(&ia, fd, info, sizeof(*info));
 }
 
+/* the bytes of one value as the syscall gives them: a per-cpu map's, every cpu's, 8-aligned */
+static unsigned long value_len(const struct bpf_map_info *info)
+{
+	if (info->type == BPF_MAP_TYPE_PERCPU_HASH || info->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    info->type == BPF_MAP_TYPE_LRU_PERCPU_HASH)
+		return ((info->value_size + 7) & ~7UL) * ncpus;
+	return info->value_size;
+}
+
 static void result(const char *cmd, long r)
 {
 	puts_(cmd);
@@ -291,6 +307,56 @@ int main(int argc, char **argv)
 				puts_(" ");
 				puthex(value, info.key_size);
 			}
+		} else if ((!strcmp(cmd, "blook") || !strcmp(cmd, "blookdel")) && i + 3 <= argc) {
+			static unsigned char in_batch[64], out_batch[64];
+			struct bpf_map_info info;
+			map_info(num(argv[i]), &info);
+			attr.batch.map_fd = num(argv[i]);
+			if (strcmp(argv[i + 1], "-")) {
+				unhex(argv[i + 1], in_batch, sizeof(in_batch));
+				attr.batch.in_batch = (unsigned long)in_batch;
+			}
+			zero(out_batch, sizeof(out_batch));
+			zero(key, sizeof(key));
+			zero(value, sizeof(value));
+			attr.batch.out_batch = (unsigned long)out_batch;
+			attr.batch.keys = (unsigned long)key;
+			attr.batch.values = (unsigned long)value;
+			attr.batch.count = num(argv[i + 2]);
+			i += 3;
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.batch.elem_flags = num(argv[i++]);
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.batch.flags = num(argv[i++]);
+			r = sys_bpf(cmd[5] ? BPF_MAP_LOOKUP_AND_DELETE_BATCH : BPF_MAP_LOOKUP_BATCH, &attr, sizeof(attr));
+			result(cmd, r);
+			puts_(" count ");
+			putnum(attr.batch.count);
+			puts_(" out ");
+			puthex(out_batch, 8);
+			if (r == 0 || r == -2) {	/* (ENOENT: the last batch) */
+				puts_(" keys ");
+				puthex(key, (unsigned long)attr.batch.count * info.key_size);
+				puts_(" values ");
+				puthex(value, (unsigned long)attr.batch.count * value_len(&info));
+			}
+		} else if ((!strcmp(cmd, "bupd") && i + 4 <= argc) || (!strcmp(cmd, "bdel") && i + 3 <= argc)) {
+			attr.batch.map_fd = num(argv[i]);
+			unhex(argv[i + 1], key, sizeof(key));
+			attr.batch.keys = (unsigned long)key;
+			if (cmd[1] == 'u') {
+				unhex(argv[i + 2], value, sizeof(value));
+				attr.batch.values = (unsigned long)value;
+				i++;
+			}
+			attr.batch.count = num(argv[i + 2]);
+			i += 3;
+			if (cmd[1] == 'u' && i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.batch.elem_flags = num(argv[i++]);
+			r = sys_bpf(cmd[1] == 'u' ? BPF_MAP_UPDATE_BATCH : BPF_MAP_DELETE_BATCH, &attr, sizeof(attr));
+			result(cmd, r);
+			puts_(" count ");
+			putnum(attr.batch.count);
 		} else if (!strcmp(cmd, "load") && i + 2 <= argc) {
 			unsigned long n = unhex(hex_arg(argv[i + 1]), insns, sizeof(insns));
 			const char *lic = "GPL";

@@ -93,9 +93,10 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
     try:
         if machine.options.seed is None:
             realtime_at_boot_ns = time.time_ns() - machine.now_ns()
+            boottime_at_boot_ns = time.clock_gettime_ns(time.CLOCK_BOOTTIME) - machine.now_ns()
         else:
-            realtime_at_boot_ns = 0   # a seeded run must not depend on the wall clock
-        stack = build_stack(machine, realtime_at_boot_ns=realtime_at_boot_ns)
+            realtime_at_boot_ns = boottime_at_boot_ns = 0   # a seeded run must not depend on the host
+        stack = build_stack(machine, realtime_at_boot_ns=realtime_at_boot_ns, boottime_at_boot_ns=boottime_at_boot_ns)
         tracing = stack.core
         tree = build_tree(tracing)
         if stack.kprobe_views is not None:

@@ -39,7 +39,7 @@ class TracingStack:
     written_code: WrittenCode | None
 
 
-def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> TracingStack:
+def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0, boottime_at_boot_ns: int = 0) -> TracingStack:
     """Everything the machine and its kernel allow: a machine that can be patched (a
     contract.PatchableMachine) whose kernel was built with ftrace_caller gets the function
     tracers, and with kprobe_insn_slots too, kprobes (kprobes at function entries go through
@@ -54,7 +54,8 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
                 uprobes = UprobeEngine(machine, engine.stage, programs=engine)
     written = written_code(machine, None if sites is None else sites.trampolines)
     core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, uprobe_engine=uprobes,
-                     realtime_at_boot_ns=realtime_at_boot_ns, written_code=written)
+                     realtime_at_boot_ns=realtime_at_boot_ns, boottime_at_boot_ns=boottime_at_boot_ns,
+                     written_code=written)
     if sites is not None and isinstance(machine, KprobeRequestMachine):
         # the kernel's kprobe PMU asks the engine for its probes, its BPF verifier for symbols,
         # its BPF trampolines for direct calls from the ftrace sites

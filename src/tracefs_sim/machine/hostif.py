@@ -56,6 +56,7 @@ class TaskLayout:
 
 BOOT_MONOTONIC_OFF = 80  # struct boot_params's boot_monotonic_ns (hostif.h)
 BOOT_POOL_BIG_OFF = 88  # its perf_pool_big_count, perf_pool_big_size
+BOOT_BOOTTIME_OFF = 104  # its boot_boottime_ns
 
 _ABI = {
     **{f"PORT_{name}": value for name, value in (
@@ -77,6 +78,7 @@ _ABI = {
     "HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED": HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED,
     "hostif_hpet.deadline": HPET_DEADLINE, "hostif_hpet.cpu": HPET_CPU, "hostif_hpet.vector": HPET_VECTOR,
     "boot_params.boot_monotonic_ns": BOOT_MONOTONIC_OFF, "boot_params.perf_pool_big_count": BOOT_POOL_BIG_OFF,
+    "boot_params.boot_boottime_ns": BOOT_BOOTTIME_OFF,
     "hostif_pmu.nmi_stack": NMI_STACK, "PMU_NMI_STACK_SIZE": NMI_STACK_SIZE,
     # kernel.h, timer.h: a task's stack (its pt_regs at the top), the tick
     "THREAD_SIZE": THREAD_SIZE, "HZ": 10**9 // TICK_NS,
@@ -116,7 +118,7 @@ class HostInterface:
             "<10Q", BOOT_MAGIC, nr_cpus, ram_size, seed is not None, (seed or 0) & (2**64 - 1),
             WORKLOADS[workload], boot_realtime_ns, pool.base if pool else 0, pool.count if pool else 0,
             pool.region_size if pool else 0))
-        # the pool's big regions, after its boot_monotonic_ns (set_boot_monotonic())
+        # the pool's big regions, after its boot_monotonic_ns (set_boot_clocks())
         self.mem.write(self.boot_params + BOOT_POOL_BIG_OFF, struct.pack(
             "<2Q", pool.big_count if pool else 0, pool.big_size if pool else 0))
         for cpu in range(nr_cpus):
@@ -125,9 +127,11 @@ class HostInterface:
             self.mem.put_u64(pa + CPU_ID, cpu)
             self.mem.put_u64(pa + CPU_NEXT_EVENT, 2**64 - 1)
 
-    def set_boot_monotonic(self, zero_ns: int) -> None:
-        """The live clock's origin (CLOCK_MONOTONIC at its 0): boot_params.boot_monotonic_ns."""
-        self.mem.put_u64(self.boot_params + BOOT_MONOTONIC_OFF, zero_ns)
+    def set_boot_clocks(self, monotonic_ns: int, boottime_ns: int) -> None:
+        """The live clock's origin, the host's CLOCK_MONOTONIC and CLOCK_BOOTTIME at its 0:
+        boot_params.boot_monotonic_ns and boot_boottime_ns."""
+        self.mem.put_u64(self.boot_params + BOOT_MONOTONIC_OFF, monotonic_ns)
+        self.mem.put_u64(self.boot_params + BOOT_BOOTTIME_OFF, boottime_ns)
 
     def set_now(self, cpu: int, now_ns: int) -> None:
         self.mem.put_u64(self.percpu_pa(cpu) + CPU_NOW_NS, now_ns)
