@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tracefs_sim.bench import runner
+from tracefs_sim.bench import aggregation, runner
 from tracefs_sim.bench.traced import EventsLost, TracedKernel
 
 TRACEFS_SIM = str(Path(sys.executable).parent / "tracefs-sim")
@@ -29,6 +29,8 @@ EXPECTED = {
     + ["speed, 100 kprobes on cold functions / none (target >= 0.95)",
        "switch function on, every function (target <= 50)", "switch function off",
        "switch function_graph on, every function (target <= 50)", "switch function_graph off"],
+    "bpf-aggregation": [f"{row}: {what}" for row in (*aggregation.ROW.values(), aggregation.RATIO)
+                        for what in ("guest insns/hit", "host time/hit", "host time/hit, CPU")],
     "events": ["function tracer, every function: events/s to a trace_pipe reader",
                "function tracer, every function: events/s written by the guest",
                "function tracer on/off: workload time (slowdown)",
@@ -69,6 +71,14 @@ def test_benchmark_runs_quick_and_reports_json(name, tmp_path):
         assert any(line.startswith(name) and r["figure"] in line for line in table[1:]), r["figure"]
     figures = {r["figure"] for r in results}
     assert set(EXPECTED.get(name, ())) <= figures
+    if name == "bpf-aggregation":  # both ways counted the workload's system calls alike
+        agree = next(r for r in results if r["figure"] == aggregation.AGREE)
+        assert agree["samples"] == [0, 0] and not agree["failures"]
+        workload = next(r for r in results if r["figure"].startswith(f"{aggregation.WORKLOAD}'s events"))
+        assert workload["samples"][0] > 2 * aggregation.QUICK_TIME_BLOCKS[1]  # two calls a block, and its start
+        summary = done.stdout.split("\n\nraw_syscalls:sys_enter by comm", 1)[1].splitlines()[1:]
+        assert [row.split("  ")[0] for row in summary] == [*aggregation.ROW.values(), aggregation.RATIO]
+        assert all("FAILED" not in row for row in summary)
     if name == "overhead-ladder":  # and the table the docs teach, one row per mechanism
         summary = done.stdout.split("\n\nmechanism ", 1)[1].splitlines()[1:]
         assert [row.split("  ")[0] for row in summary] == list(LADDER)
