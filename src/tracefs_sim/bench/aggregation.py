@@ -54,6 +54,8 @@ FN_map_lookup_elem, FN_map_update_elem, FN_get_current_comm = 1, 2, 16
 COMM_LEN, COUNT_SIZE, MAX_ENTRIES = 16, 8, 4096  # bpftrace's key, value and default map size
 MAP_FD = 3
 PIPE_READ = 65536  # a reader's read(2) size
+PIPE_BUFFER_KB = 8192  # a CPU's trace buffer: a large run's events (~80 bytes each) twice over
+MAX_TRIES = 3  # runs of one configuration and size the reader may spoil in a row
 READER_IDLE_S = 0.001
 NR_execve = 59
 
@@ -81,6 +83,7 @@ RATIO = "trace_pipe / BPF"
 AGREE = f"runs where BPF's and trace_pipe's counts of {WORKLOAD} differ"
 _TASK = re.compile(rb"^\s*(.*)-\d+\s+\[\d+\]")
 _EXECVE = b" NR %d " % NR_execve
+_LOST = re.compile(rb"^CPU:\d+ \[LOST (\d+) EVENTS\]")
 
 
 def argv(k: TracedKernel, config: str, blocks: int) -> list[str]:
@@ -119,43 +122,63 @@ def _map_counts(output: str) -> tuple[Counter[str], int]:
 
 class PipeReader:
     """A trace_pipe reader in a thread: reads as the mount's trace_pipe does (the trace core's
-    consume) and counts lines by comm, execve lines apart."""
+    consume) and counts lines by comm, execve lines apart, and the events a `CPU:N [LOST M
+    EVENTS]` line says it missed (the buffer overwritten before it read them)."""
 
     def __init__(self, k: TracedKernel):
         self._top = k.tracing.top
         self.counts: Counter[str] = Counter()
         self.execs: Counter[str] = Counter()
+        self.lost = 0
         self.copied = 0
+        self._error: BaseException | None = None
         self._last = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="bench-pipe-reader", daemon=True)
         self._thread.start()
 
     def _loop(self) -> None:
-        while True:
-            text = self._top.consume(None, PIPE_READ)
-            if not text:
-                if self._last.is_set():
-                    return
-                time.sleep(READER_IDLE_S)
-                continue
-            self.copied += len(text)
-            for line in text.splitlines():
-                m = _TASK.match(line)
-                if m is None:
-                    raise RuntimeError(f"trace_pipe: a line with no task: {line!r}")
-                comm = m.group(1).decode(errors="replace")
-                self.counts[comm] += 1
-                if _EXECVE in line:
-                    self.execs[comm] += 1
+        try:
+            while True:
+                text = self._top.consume(None, PIPE_READ)
+                if not text:
+                    if self._last.is_set():
+                        return
+                    time.sleep(READER_IDLE_S)
+                    continue
+                self.copied += len(text)
+                for line in text.splitlines():
+                    self._count(line)
+        except BaseException as e:  # noqa: BLE001 - finish() raises it on the benchmark's thread
+            self._error = e
+
+    def _count(self, line: bytes) -> None:
+        lost = _LOST.match(line)
+        if lost is not None:
+            self.lost += int(lost.group(1))
+            return
+        m = _TASK.match(line)
+        if m is None:
+            raise RuntimeError(f"trace_pipe: a line with no task: {line!r}")
+        comm = m.group(1).decode(errors="replace")
+        self.counts[comm] += 1
+        if _EXECVE in line:
+            self.execs[comm] += 1
 
     def finish(self) -> None:
-        """Read to the end of what is in the buffer, then stop."""
+        """Read to the end of what is in the buffer, then stop; what the reader raised."""
         self._last.set()
         self._thread.join()
+        if self._error is not None:
+            raise RuntimeError(f"the trace_pipe reader failed: {self._error}") from self._error
+
+
+class ReaderOverrun(RuntimeError):
+    """The trace_pipe reader fell behind the buffer: events were overwritten unread."""
 
 
 def timed(k: TracedKernel, config: str, blocks: int) -> Outcome:
-    """One run: spawn to exit, and for the pipe to the reader's last line."""
+    """One run: spawn to exit, and for the pipe to the reader's last line; ReaderOverrun if
+    the reader missed events."""
     out: list[bytes] = []
     lost = k.ring.lost()
     reader = None
@@ -184,6 +207,8 @@ def timed(k: TracedKernel, config: str, blocks: int) -> Outcome:
     if config == BPF:
         return Outcome(wall, cpu, *_map_counts(text))
     if reader is not None:
+        if reader.lost:
+            raise ReaderOverrun(f"the trace_pipe reader missed {reader.lost} events (the buffer overwritten)")
         return Outcome(wall, cpu, reader.counts - reader.execs, reader.copied)
     return Outcome(wall, cpu, Counter(), 0)
 
@@ -220,14 +245,24 @@ def insns(blocks: tuple[int, int], events_per_block: float) -> Insns:
 Runs = dict[tuple[str, int], list[Outcome]]
 
 
-def alternated(k: TracedKernel, blocks: tuple[int, int], pairs: int) -> Runs:
-    """`pairs` runs of every configuration at each size, one of each in turn."""
+def alternated(k: TracedKernel, blocks: tuple[int, int], pairs: int) -> tuple[Runs, int]:
+    """`pairs` runs of every configuration at each size, one of each in turn; and how many
+    runs were set aside and made again because the reader missed events (ReaderOverrun past
+    MAX_TRIES of one)."""
     runs: Runs = {}
+    aside = 0
     for _ in range(pairs):
         for c in CONFIGS:
             for n in blocks:
-                runs.setdefault((c, n), []).append(timed(k, c, n))
-    return runs
+                for _ in range(MAX_TRIES):
+                    try:
+                        runs.setdefault((c, n), []).append(timed(k, c, n))
+                        break
+                    except ReaderOverrun:
+                        aside += 1
+                else:
+                    raise ReaderOverrun(f"the trace_pipe reader missed events in {MAX_TRIES} runs in a row")
+    return runs, aside
 
 
 def measured(runs: Runs, blocks: tuple[int, int], guest: Insns, count_blocks: tuple[int, int]) -> list[Sample]:
@@ -272,17 +307,20 @@ def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     pairs = QUICK_PAIRS if quick else PAIRS
     k = TracedKernel()
     try:
+        # room for a run's events however late the reader (a busy host): it drains them after
+        k.tracing.top.write_buffer_size_kb(b"%d\n" % PIPE_BUFFER_KB)
         for c in CONFIGS:  # a first run of each, not taken: pages faulted in, code translated
             timed(k, c, blocks[0])
         guest: list[Insns] = []  # the counts are the same every sample: made once
 
         def sample() -> list[Sample]:
-            runs = alternated(k, blocks, pairs)
+            runs, aside = alternated(k, blocks, pairs)
             if not guest:
                 per_block = (runs[BPF, blocks[1]][0].counts[WORKLOAD] - runs[BPF, blocks[0]][0].counts[WORKLOAD]) \
                     / (blocks[1] - blocks[0])
                 guest.append(insns(count_blocks, per_block))
-            return measured(runs, blocks, guest[0], count_blocks)
+            return [*measured(runs, blocks, guest[0], count_blocks),
+                    Sample("trace_pipe runs set aside (the reader missed events)", "runs", aside)]
         yield sample
     finally:
         k.close()
