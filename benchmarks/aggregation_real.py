@@ -1,7 +1,7 @@
 """`tracefs-sim bench bpf-aggregation`'s comparison on the real 6.1 (the reference VM,
 /work/shared/tools/real-tracefs), to read the emulated figures against; run by hand:
 
-    python3 benchmarks/aggregation_real.py [--blocks N] [--rounds R]
+    .venv/bin/python benchmarks/aggregation_real.py [--blocks N] [--rounds R]
 
 Real dd (`/bin/dd if=/dev/zero of=/dev/null bs=1 count=N`) timed untraced, as a child of
 bpftest (built -DHOST) with the same program bpf-aggregation loads (bpftrace's `@[comm] =
@@ -9,7 +9,8 @@ count()` on raw_syscalls:sys_enter), and with the event enabled and `cat trace_p
 beside it (counted by comm afterwards).  Times from /proc/uptime (10 ms), so N is large; the
 program's setup is timed apart and taken off.  Prints per round: each way's time and the µs an
 event adds to dd, the reader's CPU time (its utime + stime at 100 Hz) and its time past dd's end
-draining the buffer, the bytes it read, and dd's count by each way."""
+draining the buffer, the bytes it read, dd's count by each way, and the events the reader missed
+(`[LOST N EVENTS]`: the 32 MiB buffer overwritten before it read them)."""
 
 from __future__ import annotations
 
@@ -30,10 +31,10 @@ HZ = 100
 SCRIPT = r"""
 id=$(cat events/raw_syscalls/sys_enter/id)
 now() { cut -d' ' -f1 /proc/uptime; }
-bpf="/mnt/host/bpftest cpus $(nproc) map {map} load {prog_type} {prog} tpevall $id setbpf 5 4"
-dd="/bin/dd if=/dev/zero of=/dev/null bs=1 count={blocks}"
+bpf="/mnt/host/bpftest cpus $(nproc) map @MAP@ load @PROG_TYPE@ @PROG@ tpevall $id setbpf 5 4"
+dd="/bin/dd if=/dev/zero of=/dev/null bs=1 count=@BLOCKS@"
 echo 32768 > buffer_size_kb
-for round in $(seq {rounds}); do
+for round in $(seq @ROUNDS@); do
   t0=$(now); $dd 2>/dev/null; t1=$(now); echo "bare $t0 $t1"
   t0=$(now); $bpf >/dev/null; t1=$(now); echo "setup $t0 $t1"
   t0=$(now); $bpf child 5 $dd dump 3 >/tmp/bpf.out 2>/dev/null; t1=$(now)
@@ -47,7 +48,7 @@ for round in $(seq {rounds}); do
   t2=$(now)
   set -- $(cut -d' ' -f14,15 /proc/$cat/stat)
   kill $cat; wait $cat 2>/dev/null
-  echo "pipe $t0 $t1 $t2 $(($1 + $2)) $(stat -c %s /tmp/tp) $(grep -c ' dd-' /tmp/tp) $(grep ' dd-' /tmp/tp | grep -c ' NR 59 ')"
+  echo "pipe $t0 $t1 $t2 $(($1 + $2)) $(stat -c %s /tmp/tp) $(grep -c ' dd-' /tmp/tp) $(grep ' dd-' /tmp/tp | grep -c ' NR 59 ') $(grep -o 'LOST [0-9]*' /tmp/tp | awk '{s += $2} END {print s + 0}')"
 done
 """
 
@@ -71,9 +72,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", f"{d}/bpftest",
                         str(REPO / "kernel_model/user/bpftest.c")], check=True)
-        script = SCRIPT.format(map=f"{MAP_PERCPU_HASH} {COMM_LEN} {COUNT_SIZE} {MAX_ENTRIES}",
-                               prog_type=PROG_TRACEPOINT, prog=COUNT_BY_COMM.hex(), blocks=args.blocks,
-                               rounds=args.rounds)
+        script = SCRIPT
+        for name, value in (("MAP", f"{MAP_PERCPU_HASH} {COMM_LEN} {COUNT_SIZE} {MAX_ENTRIES}"),
+                            ("PROG_TYPE", PROG_TRACEPOINT), ("PROG", COUNT_BY_COMM.hex()),
+                            ("BLOCKS", args.blocks), ("ROUNDS", args.rounds)):
+            script = script.replace(f"@{name}@", str(value))
         Path(d, "run.sh").write_text(script)
         done = subprocess.run([REAL, "-s", f"{d}:/mnt/host", "-t", "1200", "-c", "sh /mnt/host/run.sh"],
                               capture_output=True, text=True, timeout=1500)
@@ -92,7 +95,8 @@ def main() -> int:
         print(f"dd {t_bare:.2f} s; with BPF {t_bpf:.2f} s (+{per['bpf']:.2f} µs an event); with the reader "
               f"{t_pipe:.2f} s (+{per['pipe']:.2f} µs an event), then {drain:.2f} s draining; reader CPU "
               f"{int(pipe[4]) / HZ:.2f} s ({int(pipe[4]) / HZ / events * 1e6:.2f} µs an event), {int(pipe[5]):,} bytes; "
-              f"dd's events: map {events}, trace_pipe {int(pipe[6]) - int(pipe[7])} (+{pipe[7]} execve)")
+              f"dd's events: map {events}, trace_pipe {int(pipe[6]) - int(pipe[7])} (+{pipe[7]} execve); "
+              f"the reader missed {pipe[8]} (LOST)")
     return 0
 
 
