@@ -144,3 +144,31 @@ def test_a_benchmark_that_raises_is_a_failure_and_the_others_still_run(monkeypat
     assert [(f.benchmark, f.name) for f in figures] == [("boot", runner.BROKEN), ("smp", "x")]
     assert figures[0].failures == ["RuntimeError: no kernel"]
     assert figures[1].samples == [1.5, 1.5]
+
+
+def test_the_pipe_reader_counts_by_comm_and_what_it_missed():
+    """bpf-aggregation's trace_pipe reader: lines by comm, execve lines apart, and a `[LOST N
+    EVENTS]` line's events (its run is then refused, not timed)"""
+    from types import SimpleNamespace
+
+    class Top:  # trace_pipe's text in one read, then nothing
+        text = (b"         bpftest-7       [000] .....     0.076943: sys_enter: NR 57 (0, 0, 0, 0, 0, 0)\n"
+                b"              dd-8       [000] .....     0.077800: sys_enter: NR 59 (4836c0, 0, 0, 0, 0, 0)\n"
+                b"CPU:0 [LOST 12 EVENTS]\n"
+                b"    my-dd-x-tool-9       [000] .....     0.080322: sys_enter: NR 0 (0, 0, 0, 0, 0, 0)\n"
+                b"              dd-8       [000] .....     0.080322: sys_enter: NR 231 (0, 0, 0, 0, 0, 0)\n")
+
+        def consume(self, cpu, size):
+            text, self.text = self.text, b""
+            return text
+
+    reader = aggregation.PipeReader(SimpleNamespace(tracing=SimpleNamespace(top=Top())))
+    reader.finish()
+    assert reader.counts == {"bpftest": 1, "dd": 2, "my-dd-x-tool": 1}
+    assert reader.execs == {"dd": 1} and reader.lost == 12
+
+
+def test_the_map_is_read_by_comm_each_cpus_count_added():
+    key = b"dd".ljust(aggregation.COMM_LEN, b"\0").hex()
+    counts, copied = aggregation._map_counts(f"child: 0\ndump: {key}:0300000000000000{'01' + '00' * 7} entries 1\n")
+    assert counts == {"dd": 4} and copied == aggregation.COMM_LEN + 16

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .bpf import _insn, _ld_map_fd
+from .bpf import insn, ld_map_fd
 from .runner import Figure, Sample, fmt
 from .traced import WAIT_S, TracedKernel
 
@@ -63,16 +63,16 @@ NR_execve = 59
 # session): key = comm (zeroed first); value = lookup(map, &key); n = value ? *value + 1 : 1;
 # update(map, &key, &n); return 1
 COUNT_BY_COMM = b"".join((
-    _insn(0xB7, 1, imm=0), _insn(0x7B, 10, 1, -16), _insn(0x7B, 10, 1, -24),     # key = {0}
-    _insn(0xBF, 6, 10), _insn(0x07, 6, imm=-24),                                  # r6 = &key
-    _insn(0xBF, 1, 6), _insn(0xB7, 2, imm=COMM_LEN), _insn(0x85, imm=FN_get_current_comm),
-    _ld_map_fd(1, MAP_FD), _insn(0xBF, 2, 6), _insn(0x85, imm=FN_map_lookup_elem),
-    _insn(0xB7, 1, imm=1), _insn(0x15, 0, 0, 2, 0),                               # n = 1; if !value
-    _insn(0x79, 1, 0, 0), _insn(0x07, 1, imm=1),                                  # n = *value + 1
-    _insn(0x7B, 10, 1, -8),
-    _ld_map_fd(1, MAP_FD), _insn(0xBF, 2, 10), _insn(0x07, 2, imm=-24), _insn(0xBF, 3, 10),
-    _insn(0x07, 3, imm=-8), _insn(0xB7, 4, imm=0), _insn(0x85, imm=FN_map_update_elem),
-    _insn(0xB7, 0, imm=1), _insn(0x95),
+    insn(0xB7, 1, imm=0), insn(0x7B, 10, 1, -16), insn(0x7B, 10, 1, -24),     # key = {0}
+    insn(0xBF, 6, 10), insn(0x07, 6, imm=-24),                                  # r6 = &key
+    insn(0xBF, 1, 6), insn(0xB7, 2, imm=COMM_LEN), insn(0x85, imm=FN_get_current_comm),
+    ld_map_fd(1, MAP_FD), insn(0xBF, 2, 6), insn(0x85, imm=FN_map_lookup_elem),
+    insn(0xB7, 1, imm=1), insn(0x15, 0, 0, 2, 0),                               # n = 1; if !value
+    insn(0x79, 1, 0, 0), insn(0x07, 1, imm=1),                                  # n = *value + 1
+    insn(0x7B, 10, 1, -8),
+    ld_map_fd(1, MAP_FD), insn(0xBF, 2, 10), insn(0x07, 2, imm=-24), insn(0xBF, 3, 10),
+    insn(0x07, 3, imm=-8), insn(0xB7, 4, imm=0), insn(0x85, imm=FN_map_update_elem),
+    insn(0xB7, 0, imm=1), insn(0x95),
 ))
 
 UNTRACED, BPF, PIPE = "untraced", "bpf", "trace_pipe"
