@@ -37,6 +37,12 @@
  *   rawtp FD NAME|-                        -> a link fd (BPF_RAW_TRACEPOINT_OPEN; "-": name NULL)
  *   link FD ATTACH_TYPE                    -> a link fd (BPF_LINK_CREATE, no target)
  *   tpev ID                                -> a perf event fd on tracepoint ID, this process's
+ *   tpevall ID                             -> the same, every task's on cpu 0 (as bpftrace opens them)
+ *   child N PROG ARGS...                   -> PROG (N words with it) run in a child (fork, execve,
+ *                                             wait4): its wait status
+ *   dump FD                                -> every key and value of a map, as a tool reads it at exit
+ *                                             (BPF_MAP_GET_NEXT_KEY, BPF_MAP_LOOKUP_ELEM): how many,
+ *                                             then " KEY:VALUE" each, in hex
  *   setbpf EVFD FD                         -> PERF_EVENT_IOC_SET_BPF
  *   kpev TYPE FUNC ADDR|OFFSET RET         -> a perf event fd of the kprobe PMU (attr.type TYPE): at
  *                                             FUNC+OFFSET, or ("-": no name) at ADDR; RET 1: a kretprobe;
@@ -718,14 +724,72 @@ int main(int argc, char **argv)
 			attr.raw_tracepoint.name = strcmp(argv[i + 1], "-") ? (unsigned long)argv[i + 1] : 0;
 			i += 2;
 			result(cmd, sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &attr, sizeof(attr)));
-		} else if (!strcmp(cmd, "tpev") && i + 1 <= argc) {
+		} else if ((!strcmp(cmd, "tpev") || !strcmp(cmd, "tpevall")) && i + 1 <= argc) {
 			struct perf_event_attr pa;
+			int all = cmd[4] == 'a';
 			zero(&pa, sizeof(pa));
 			pa.type = PERF_TYPE_TRACEPOINT;
 			pa.size = sizeof(pa);
 			pa.config = num(argv[i++]);
 			pa.sample_period = 1;
-			result(cmd, syscall6(NR_perf_event_open, (long)&pa, 0, -1, -1, 0, 0));
+			/* this process's on any cpu; tpevall: every task's on cpu 0 */
+			result(cmd, syscall6(NR_perf_event_open, (long)&pa, all ? -1 : 0, all ? 0 : -1, -1, 0, 0));
+		} else if (!strcmp(cmd, "child") && i + 1 <= argc && i + 1 + num(argv[i]) <= argc) {
+			long n = num(argv[i]), pid;
+			int status = 0;
+			char *args[16];
+			long k;
+
+			for (k = 0; k < n && k < 15; k++)
+				args[k] = argv[i + 1 + k];
+			args[k] = 0;
+			i += 1 + n;
+			flush();	/* the child must not write what is buffered again */
+			pid = syscall6(57 /* fork */, 0, 0, 0, 0, 0, 0);
+			if (pid == 0) {
+				execve(args[0], args, 0);
+				syscall6(60 /* exit */, 127, 0, 0, 0, 0, 0);
+			}
+			r = pid < 0 ? pid : syscall6(61 /* wait4 */, pid, (long)&status, 0, 0, 0, 0);
+			result(cmd, r < 0 ? r : status);
+		} else if (!strcmp(cmd, "dump") && i + 1 <= argc) {
+			/* as bpftrace prints a map at exit: each key from the one before, then its value */
+			static unsigned char prev[4096];
+			struct bpf_map_info info;
+			unsigned long n = 0, vsize;
+			long fd = num(argv[i++]);
+			int first = 1;
+
+			map_info(fd, &info);
+			vsize = info.value_size;
+			if (info.type == BPF_MAP_TYPE_PERCPU_HASH || info.type == BPF_MAP_TYPE_PERCPU_ARRAY)
+				vsize = ((vsize + 7) & ~7UL) * ncpus;
+			puts_(cmd);
+			puts_(":");
+			for (;;) {
+				zero(&attr, sizeof(attr));
+				attr.map_fd = fd;
+				attr.key = first ? 0 : (unsigned long)prev;
+				attr.next_key = (unsigned long)key;
+				if (sys_bpf(BPF_MAP_GET_NEXT_KEY, &attr, sizeof(attr)))
+					break;
+				first = 0;
+				zero(&attr, sizeof(attr));
+				attr.map_fd = fd;
+				attr.key = (unsigned long)key;
+				attr.value = (unsigned long)value;
+				if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) == 0) {
+					puts_(" ");
+					puthex(key, info.key_size);
+					puts_(":");
+					puthex(value, vsize);
+					n++;
+				}
+				for (unsigned long b = 0; b < info.key_size; b++)
+					prev[b] = key[b];
+			}
+			puts_(" entries ");
+			putnum(n);
 		} else if ((!strcmp(cmd, "kpev") || !strcmp(cmd, "kpevt")) && i + 4 <= argc) {
 			struct perf_event_attr pa;
 			int own = cmd[4] == 't';
