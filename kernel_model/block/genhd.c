@@ -49,7 +49,9 @@ noinline int device_add_disk(struct gendisk *disk)
 	return 0;
 }
 
-struct block_device *blkdev_get_by_dev(dev_t dev)
+/* the disk's block device whose dev_t is dev, or NULL (no call of the traceable kind: sysfs
+ * finds a disk's directory by its kobject, and blktrace's attributes use it) */
+notrace struct block_device *disk_bdev_by_devt(dev_t dev)
 {
 	unsigned int i;
 
@@ -57,4 +59,9 @@ struct block_device *blkdev_get_by_dev(dev_t dev)
 		if (disk_devt(disks[i]) == dev)
 			return disks[i]->part0;
 	return NULL;
+}
+
+struct block_device *blkdev_get_by_dev(dev_t dev)
+{
+	return disk_bdev_by_devt(dev);
 }

@@ -218,6 +218,10 @@ static __always_inline void trace_irq_restore(unsigned long flags)
  * tracepoint): `probe` names both, ftrace_<probe> and perf_<probe>. */
 #define TRACE_EVENT_SYSCALL(name, probe, proto, args, tstruct, assign, print) \
 	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), PARAMS(print))
+/* block's tracepoints also carry blktrace's probes (kernel/blktrace.c's blk_add_trace_<probe>,
+ * which blk_register_tracepoints() registers while a queue traces: the kernel_key's sites) */
+#define TRACE_EVENT_BLK(name, probe, proto, args, tstruct, assign, print) \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), PARAMS(print))
 
 /* __DO_TRACE: the probes run with preemption disabled (rcu_read_lock_sched) */
 #ifndef CREATE_TRACE_POINTS
@@ -292,6 +296,28 @@ static __always_inline u64 ftrace_syscall_exit_wanted(struct pt_regs *regs, long
 			preempt_disable(); \
 			perf_trace_##name(args); \
 			perf_##probe(args); \
+			__bpf_trace_##name(args); \
+			preempt_enable_no_resched(); \
+		} \
+	}
+#undef TRACE_EVENT_BLK
+#define TRACE_EVENT_BLK(name, probe, proto, args, tstruct, assign, print) \
+	extern struct tracepoint __tracepoint_##name; \
+	void trace_event_raw_event_##name(proto); \
+	void perf_trace_##name(proto); \
+	void blk_add_trace_##probe(proto); \
+	void __bpf_trace_##name(proto); \
+	static __always_inline void trace_##name(proto) \
+	{ \
+		if (static_branch_unlikely(&__tracepoint_##name.key)) { \
+			preempt_disable(); \
+			trace_event_raw_event_##name(args); \
+			preempt_enable_no_resched(); \
+		} \
+		if (static_branch_unlikely(&__tracepoint_##name.kernel_key)) { \
+			preempt_disable(); \
+			perf_trace_##name(args); \
+			blk_add_trace_##probe(args); \
 			__bpf_trace_##name(args); \
 			preempt_enable_no_resched(); \
 		} \
