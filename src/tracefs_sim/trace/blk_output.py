@@ -42,12 +42,13 @@ class BlkRecord:
     """One TRACE_BLK entry's fields (te_blk_io_trace() and its t_* accessors)."""
 
     def __init__(self, payload: bytes):
+        fields: tuple[int, ...] = _BLK_IO_TRACE.unpack_from(payload, 8)
         (self.time, self.sector, self.bytes, self.action, self.pid, self.device, self.cpu, self.error,
-         self.pdu_len) = _BLK_IO_TRACE.unpack_from(payload, 8)
-        self.pid_entry = struct.unpack_from("<i", payload, 4)[0]   # ent->pid
+         self.pdu_len) = fields
+        self.pid_entry: int = struct.unpack_from("<i", payload, 4)[0]   # ent->pid
         self.has_cg = bool(self.action & _BLK_TA_CGROUP)
         pdu_start = BLK_IO_TRACE_SIZE + (8 if self.has_cg else 0)
-        self.cgid = struct.unpack_from("<Q", payload, BLK_IO_TRACE_SIZE)[0] if self.has_cg else 0
+        self.cgid: int = struct.unpack_from("<Q", payload, BLK_IO_TRACE_SIZE)[0] if self.has_cg else 0
         self.pdu = bytes(payload[pdu_start:BLK_IO_TRACE_SIZE + self.pdu_len])
         self.payload = payload
 
