@@ -7,8 +7,9 @@
 #include "../include/blkdev.h"
 #include "../include/slab.h"
 
-#define MAX_DISKS 4
-static struct gendisk *disks[MAX_DISKS];
+/* the disks added (NULL after the last): the host lists them too, as the directories of
+ * /sys/block a session shows (src/tracefs_sim/machine/blktrace.py) */
+struct gendisk *disks[MAX_DISKS];
 static unsigned int nr_ext_minors;
 
 notrace struct gendisk *blk_mq_alloc_disk(struct blk_mq_tag_set *set, void *queuedata)

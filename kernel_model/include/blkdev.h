@@ -188,6 +188,8 @@ struct request_queue {
 };
 
 #define DISK_NAME_LEN 32
+#define MAX_DISKS 4
+extern struct gendisk *disks[MAX_DISKS];	/* block/genhd.c: those added, NULL after the last */
 struct gendisk {
 	int major;
 	int first_minor;

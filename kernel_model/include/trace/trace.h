@@ -230,7 +230,8 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 #define TRACE_PRINT_ENUM_OF(sys, a)
 #define TRACE_PRINT_VALUE(name, value)
 #define TRACE_PRINT_STRUCT(s)
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
+/* the tracepoint's trace_<name>(); kernel_probes: calls of further probes of its kernel_key's */
+#define __TRACEPOINT_CALLS(name, proto, args, kernel_probes) \
 	extern struct tracepoint __tracepoint_##name; \
 	void trace_event_raw_event_##name(proto); \
 	void perf_trace_##name(proto); \
@@ -245,10 +246,13 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 		if (static_branch_unlikely(&__tracepoint_##name.kernel_key)) { \
 			preempt_disable(); \
 			perf_trace_##name(args); \
+			kernel_probes \
 			__bpf_trace_##name(args); \
 			preempt_enable_no_resched(); \
 		} \
 	}
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
+	__TRACEPOINT_CALLS(name, PARAMS(proto), PARAMS(args), )
 /*
  * Linux registers the syscalls:* probes on raw_syscalls' tracepoints only
  * while one of those events is enabled; here the probe is called only for a
@@ -302,26 +306,8 @@ static __always_inline u64 ftrace_syscall_exit_wanted(struct pt_regs *regs, long
 	}
 #undef TRACE_EVENT_BLK
 #define TRACE_EVENT_BLK(name, probe, proto, args, tstruct, assign, print) \
-	extern struct tracepoint __tracepoint_##name; \
-	void trace_event_raw_event_##name(proto); \
-	void perf_trace_##name(proto); \
 	void blk_add_trace_##probe(proto); \
-	void __bpf_trace_##name(proto); \
-	static __always_inline void trace_##name(proto) \
-	{ \
-		if (static_branch_unlikely(&__tracepoint_##name.key)) { \
-			preempt_disable(); \
-			trace_event_raw_event_##name(args); \
-			preempt_enable_no_resched(); \
-		} \
-		if (static_branch_unlikely(&__tracepoint_##name.kernel_key)) { \
-			preempt_disable(); \
-			perf_trace_##name(args); \
-			blk_add_trace_##probe(args); \
-			__bpf_trace_##name(args); \
-			preempt_enable_no_resched(); \
-		} \
-	}
+	__TRACEPOINT_CALLS(name, PARAMS(proto), PARAMS(args), blk_add_trace_##probe(args);)
 #include "events.h"
 #undef TRACE_EVENT
 #endif
