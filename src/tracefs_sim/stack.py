@@ -5,7 +5,7 @@ them, and the kprobe engine's debugfs views."""
 from __future__ import annotations
 
 import errno
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, KprobeRequestMachine, KprobeService,
@@ -39,7 +39,7 @@ class TracingStack:
     # the code the kernel writes at run time: (name, start, end) of each now; None: none
     written_code: WrittenCode | None
     # each disk's /sys/block/DEV/trace/ files (the kernel's blktrace attributes): DEV -> name -> file
-    blk_trace_dirs: dict[str, dict[str, SysctlFile]]
+    blk_trace_dirs: Mapping[str, Mapping[str, SysctlFile]]
 
 
 def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> TracingStack:
@@ -69,7 +69,7 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
         net_core.update(net_core_sysctls(machine))
     return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine),
                         _pmus(machine, core.kprobes is not None), sysctls, net_core, written,
-                        dict(blk_trace_dirs(machine)))
+                        blk_trace_dirs(machine))
 
 
 def written_code(machine: TracedMachine, trampolines: WrittenCode | None) -> WrittenCode | None:

@@ -4,7 +4,7 @@ laid out by one function, for the top level and for every instance.
 """
 
 import errno
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Protocol, Unpack
 
@@ -381,7 +381,7 @@ def add_pmu_views(tree: Tree, pmus: dict[str, tuple[int, dict[str, str], dict[st
 _MODE_BLK_TRACE_ATTR = 0o644   # BLK_TRACE_DEVICE_ATTR: S_IRUGO | S_IWUSR
 
 
-def add_block_trace_view(tree: Tree, disks: dict[str, dict[str, SysctlFile]]) -> None:
+def add_block_trace_view(tree: Tree, disks: Mapping[str, Mapping[str, SysctlFile]]) -> None:
     """`block-trace/DEV/`: each disk's blktrace attributes as /sys/block/DEV/trace/ shows them
     (the kernel's: machine/blktrace.py), which the session binds there."""
     if not disks:
