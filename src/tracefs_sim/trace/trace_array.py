@@ -447,7 +447,7 @@ class TraceArray:
     def dump(self, cpu: int | None = None) -> bytes:
         """Every record of the buffer (of one CPU, or all), oldest first, as ftrace_dump()
         prints them (the latency format whatever the option), consumed."""
-        lines = self.output.line_printer(self.clock.in_ns, self.time_start, latency=True)
+        lines = self._tracer_lines(self.output.line_printer(self.clock.in_ns, self.time_start, latency=True))
         cpus = range(self.nr_cpus) if cpu is None else (cpu,)
         parts: list[bytes] = []
         with self.buffer_lock:
