@@ -396,6 +396,8 @@ class Overlay:
         for disk in disks:
             trace = os.path.join(SYS_BLOCK, disk, "trace")
             if not os.path.isdir(trace):
+                if os.path.islink(os.path.join(SYS_BLOCK, disk)):
+                    os.unlink(os.path.join(SYS_BLOCK, disk))   # a host disk of that name without blktrace
                 os.makedirs(trace, 0o755)   # in the tmpfs
             sc.mount(os.path.join(views, disk), os.path.realpath(trace), None, sc.MS_BIND)
             self._mounted.append(os.path.realpath(trace))
