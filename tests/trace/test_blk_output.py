@@ -97,6 +97,9 @@ def test_trace_of_the_blk_tracer(sim):
     assert top.read_trace().decode() == (
         "# tracer: blk\n#\n# DEV   CPU TIMESTAMP     PID ACT FLG\n#  |     |     |           |   |   |\n"
         "259,0    1     1.500000000    42  Q   W 16 + 8 [dd]\n")
+    # trace_pipe takes the tracer's print_line too
+    assert top.consume() == b"259,0    1     1.500000000    42  Q   W 16 + 8 [dd]\n"
+    lines(record(QUEUE | (TC_WRITE | TC_FS) << 16, 16, 4096))
     top.options.write_option("blk_classic", b"0\n")
     top.options.write_option("raw", b"1\n")
     assert top.read_trace().decode().endswith("\n42 1 1500000000 type: 13\n")
