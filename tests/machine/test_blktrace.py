@@ -114,3 +114,21 @@ def test_act_mask_pid_and_lba_filter(traced, run_program):
     # only the actions of sector 0 (act_log_check() lets those through): the plug, the flush
     assert lines and not any(" + 8 " in text for text in lines)
     assert any(re.search(r" P +N \[diskwriter\]$", text) for text in lines)
+
+
+def test_the_sysfs_files_of_the_kernels_disks(traced):
+    """machine/blktrace.py: the disks the kernel added (its disks[]) and their trace/ files, which
+    a session shows at /sys/block/DEV/trace/: a write is the store's, errno included."""
+    from tracefs_sim.machine.blktrace import blk_trace_dirs, kernel_disks
+
+    m, _ = traced
+    assert kernel_disks(m) == {"nvme0n1": NVME_DEV}
+    files = blk_trace_dirs(m)["nvme0n1"]
+    assert list(files) == ["enable", "act_mask", "pid", "start_lba", "end_lba"]
+    assert files["act_mask"].read() == b"disabled\n"
+    assert files["act_mask"].write_at(b"issue,complete\n") == 15
+    assert files["enable"].read() == b"1\n" and files["act_mask"].read() == b"issue,complete\n"
+    with pytest.raises(OSError) as caught:
+        files["end_lba"].write_at(b"lots\n")
+    assert caught.value.errno == errno.EINVAL
+    assert files["act_mask"].write_at(b"read," * 1000) == 4095   # a page (less its NUL) a store

@@ -40,11 +40,12 @@ class BlkTraceAttr:
         return text
 
     def write_at(self, data: bytes, offset: int = 0) -> int:
-        # (sysfs passes a store what one write(2) brings, whatever the file position)
+        # (kernfs passes a store what one write(2) brings, whatever the file position, at most a
+        # page: the store's count is what the write took; here a page less the NUL after it)
         ret, _ = self._machine.blk_trace_attr_request(self._dev, self._attr, data[:_PAGE_SIZE - 1])
         if ret < 0:
             raise OSError(-ret, "refused by the kernel")
-        return len(data) if ret == min(len(data), _PAGE_SIZE - 1) else ret
+        return ret
 
 
 def kernel_disks(machine: BlkTraceMachine) -> dict[str, int]:
