@@ -149,7 +149,13 @@ enum host_request_kind {
 	/* a write of the value `flags` (an int) to the sysctl argc (enum host_sysctl), parsed and
 	 * range-checked by the host: the kernel's own store of it; the answer at PORT_REPLY */
 	HOST_REQ_SYSCTL,
+	/* /sys/block/DEV/trace/'s attribute `flags & 0xff` of the disk whose dev_t is argc
+	 * (kernel/blktrace.c): shown into blk_trace_attr_buf (flags' bit 8 clear), or stored from
+	 * its first len bytes (set); the answer (the length shown, the count stored or -errno) at
+	 * PORT_REPLY */
+	HOST_REQ_BLK_TRACE_ATTR,
 };
+#define HOST_BLK_TRACE_STORE	0x100	/* a HOST_REQ_BLK_TRACE_ATTR's flags: a store */
 enum host_sysctl {
 	HOST_SYSCTL_BPF_JIT_ENABLE,	/* net.core.bpf_jit_enable (kernel/bpf/core.c) */
 	HOST_SYSCTL_BPF_STATS_ENABLED,	/* kernel.bpf_stats_enabled (kernel/bpf/syscall.c) */

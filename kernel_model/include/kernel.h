@@ -440,6 +440,8 @@ struct uts_namespace { struct new_utsname name; };
 extern struct uts_namespace init_uts_ns;
 const char *kbasename(const char *path);
 char *strim(char *s);
+char *strsep(char **s, const char *ct);
+int strcasecmp(const char *s1, const char *s2);
 static inline char *strstrip(char *s) { return strim(s); }
 int kstrtoint(const char *s, unsigned int base, int *res);
 int kstrtoull(const char *s, unsigned int base, unsigned long long *res);

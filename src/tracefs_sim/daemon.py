@@ -16,7 +16,7 @@ import trio
 
 from . import control, namespace
 from .fs import TracefsOperations, build_tree
-from .fs.layout import add_btf_view, add_debug_views, add_notes_view, add_pmu_views, add_session_views
+from .fs.layout import add_block_trace_view, add_btf_view, add_debug_views, add_notes_view, add_pmu_views, add_session_views
 from .fs.operations import SessionSync
 from .host_heap import fix_mmap_threshold
 from .lib.sysctl import SysctlFile
@@ -102,6 +102,7 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         if stack.kprobe_views is not None:
             add_debug_views(tree, stack.kprobe_views)
         add_pmu_views(tree, stack.pmus)
+        add_block_trace_view(tree, stack.blk_trace_dirs)
         btf = machine.btf()
         if btf is not None:
             add_btf_view(tree, btf)

@@ -30,7 +30,9 @@ NMI_STACK = 88  # struct hostif_pmu's nmi_stack
 NMI_STACK_SIZE = 16384  # PMU_NMI_STACK_SIZE
 CPU_NOW_TSC = 184  # the host's TSC at now_ns (0: none) and its ns a tick, 32.32: native/runloop.c
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1000
-HOST_REQ_SPAWN, HOST_REQ_STDIN, HOST_REQ_TRACE_SLOT, HOST_REQ_TRACE_MARKER, HOST_REQ_SYSCTL = 0, 1, 2, 3, 4  # enum host_request_kind
+HOST_REQ_SPAWN, HOST_REQ_STDIN, HOST_REQ_TRACE_SLOT, HOST_REQ_TRACE_MARKER, HOST_REQ_SYSCTL, HOST_REQ_BLK_TRACE_ATTR = \
+    0, 1, 2, 3, 4, 5  # enum host_request_kind
+HOST_BLK_TRACE_STORE = 0x100  # a HOST_REQ_BLK_TRACE_ATTR's flags: a store, not a show
 # enum host_sysctl: the sysctls whose store the kernel makes
 HOST_SYSCTL_BPF_JIT_ENABLE, HOST_SYSCTL_BPF_STATS_ENABLED, HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED = 0, 1, 2
 HOST_SPAWN_STDIN = 1  # a spawn's flags: its stdin is the host's
@@ -73,6 +75,7 @@ _ABI = {
     "HOST_REQ_SLOTS": HOST_REQ_SLOTS, "HOST_REQ_ARGV": HOST_REQ_ARGV, "sizeof(host_request)": HOST_REQ_SIZE,
     "HOST_SPAWN_STDIN": HOST_SPAWN_STDIN, "HOST_REQ_TRACE_SLOT": HOST_REQ_TRACE_SLOT,
     "HOST_REQ_TRACE_MARKER": HOST_REQ_TRACE_MARKER, "HOST_REQ_SYSCTL": HOST_REQ_SYSCTL,
+    "HOST_REQ_BLK_TRACE_ATTR": HOST_REQ_BLK_TRACE_ATTR, "HOST_BLK_TRACE_STORE": HOST_BLK_TRACE_STORE,
     "HOST_SYSCTL_BPF_JIT_ENABLE": HOST_SYSCTL_BPF_JIT_ENABLE,
     "HOST_SYSCTL_BPF_STATS_ENABLED": HOST_SYSCTL_BPF_STATS_ENABLED,
     "HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED": HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED,
@@ -202,6 +205,13 @@ class HostInterface:
         """Queue the store of value (an int, parsed and range-checked) to the kernel's sysctl
         (enum host_sysctl); its answer comes at PORT_REPLY with seq. False if the mailbox is full."""
         return self._post(seq, HOST_REQ_SYSCTL, sysctl, b"", value & 0xFFFFFFFF)
+
+    def post_blk_trace_attr(self, seq: int, dev: int, attr: int, store_count: int | None) -> bool:
+        """Queue a show (store_count None) or a store of store_count bytes (already in the kernel's
+        blk_trace_attr_buf) of the blktrace attribute attr of the disk dev; its answer comes at
+        PORT_REPLY with seq. False if the mailbox is full."""
+        flags = attr | (0 if store_count is None else HOST_BLK_TRACE_STORE)
+        return self._post_sized(seq, HOST_REQ_BLK_TRACE_ATTR, dev, b"", store_count or 0, flags)
 
     def _post(self, req_id: int, kind: int, argc: int, payload: bytes, flags: int) -> bool:
         return self._post_sized(req_id, kind, argc, payload, len(payload), flags)

@@ -30,7 +30,7 @@ from .function_profile import FunctionProfiler
 from .trace_synth import SynthEvent, SyntheticEvents
 from .trace_uprobe import UprobeEngine, UprobeEventOps
 from .tracing_nsecs import NsecsFile
-from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
+from .tracers import BLK, FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 from .trigger import TriggerTable
 
 
@@ -121,7 +121,8 @@ class TraceCore:
 
         self.globals = TraceGlobals(
             nr_cpus=machine.nr_cpus, clocks=self.clocks,
-            tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)),
+            tracers=TracerRegistry(((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)) +
+                                   ((BLK,) if self.guest.has_blk_tracer else ())),
             expansion=BufferExpansion(), registry=self.registry, guest=self.guest, cmdlines=self.cmdlines,
             symbolize=symbolize, kernel=kernel_identity(machine), ftrace=ftrace,
             irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up,
