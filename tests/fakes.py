@@ -448,6 +448,12 @@ class FakeGuestTracing:
     def set_recording(self, slot: int, on: bool) -> None:
         self.recording[slot] = on
 
+    has_blk_tracer = False   # (a test sets it: the blk tracer registered)
+    blk_tracer = False
+
+    def set_blk_tracer(self, on: bool) -> None:
+        self.blk_tracer = on
+
     def is_recording(self, slot: int) -> bool:
         return self.recording[slot]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tracefs_sim.bench import runner
+from tracefs_sim.bench import aggregation, runner
 from tracefs_sim.bench.traced import EventsLost, TracedKernel
 
 TRACEFS_SIM = str(Path(sys.executable).parent / "tracefs-sim")
@@ -29,6 +29,8 @@ EXPECTED = {
     + ["speed, 100 kprobes on cold functions / none (target >= 0.95)",
        "switch function on, every function (target <= 50)", "switch function off",
        "switch function_graph on, every function (target <= 50)", "switch function_graph off"],
+    "bpf-aggregation": [f"{row}: {what}" for row in (*aggregation.ROW.values(), aggregation.RATIO)
+                        for what in ("guest insns/hit", "host time/hit", "host time/hit, CPU")],
     "events": ["function tracer, every function: events/s to a trace_pipe reader",
                "function tracer, every function: events/s written by the guest",
                "function tracer on/off: workload time (slowdown)",
@@ -69,6 +71,14 @@ def test_benchmark_runs_quick_and_reports_json(name, tmp_path):
         assert any(line.startswith(name) and r["figure"] in line for line in table[1:]), r["figure"]
     figures = {r["figure"] for r in results}
     assert set(EXPECTED.get(name, ())) <= figures
+    if name == "bpf-aggregation":  # both ways counted the workload's system calls alike
+        agree = next(r for r in results if r["figure"] == aggregation.AGREE)
+        assert agree["samples"] == [0, 0] and not agree["failures"]
+        workload = next(r for r in results if r["figure"].startswith(f"{aggregation.WORKLOAD}'s events"))
+        assert workload["samples"][0] > 2 * aggregation.QUICK_TIME_BLOCKS[1]  # two calls a block, and its start
+        summary = done.stdout.split("\n\nraw_syscalls:sys_enter by comm", 1)[1].splitlines()[1:]
+        assert [row.split("  ")[0] for row in summary] == [*aggregation.ROW.values(), aggregation.RATIO]
+        assert all("FAILED" not in row for row in summary)
     if name == "overhead-ladder":  # and the table the docs teach, one row per mechanism
         summary = done.stdout.split("\n\nmechanism ", 1)[1].splitlines()[1:]
         assert [row.split("  ")[0] for row in summary] == list(LADDER)
@@ -134,3 +144,31 @@ def test_a_benchmark_that_raises_is_a_failure_and_the_others_still_run(monkeypat
     assert [(f.benchmark, f.name) for f in figures] == [("boot", runner.BROKEN), ("smp", "x")]
     assert figures[0].failures == ["RuntimeError: no kernel"]
     assert figures[1].samples == [1.5, 1.5]
+
+
+def test_the_pipe_reader_counts_by_comm_and_what_it_missed():
+    """bpf-aggregation's trace_pipe reader: lines by comm, execve lines apart, and a `[LOST N
+    EVENTS]` line's events (its run is then refused, not timed)"""
+    from types import SimpleNamespace
+
+    class Top:  # trace_pipe's text in one read, then nothing
+        text = (b"         bpftest-7       [000] .....     0.076943: sys_enter: NR 57 (0, 0, 0, 0, 0, 0)\n"
+                b"              dd-8       [000] .....     0.077800: sys_enter: NR 59 (4836c0, 0, 0, 0, 0, 0)\n"
+                b"CPU:0 [LOST 12 EVENTS]\n"
+                b"    my-dd-x-tool-9       [000] .....     0.080322: sys_enter: NR 0 (0, 0, 0, 0, 0, 0)\n"
+                b"              dd-8       [000] .....     0.080322: sys_enter: NR 231 (0, 0, 0, 0, 0, 0)\n")
+
+        def consume(self, cpu, size):
+            text, self.text = self.text, b""
+            return text
+
+    reader = aggregation.PipeReader(SimpleNamespace(tracing=SimpleNamespace(top=Top())))
+    reader.finish()
+    assert reader.counts == {"bpftest": 1, "dd": 2, "my-dd-x-tool": 1}
+    assert reader.execs == {"dd": 1} and reader.lost == 12
+
+
+def test_the_map_is_read_by_comm_each_cpus_count_added():
+    key = b"dd".ljust(aggregation.COMM_LEN, b"\0").hex()
+    counts, copied = aggregation._map_counts(f"child: 0\ndump: {key}:0300000000000000{'01' + '00' * 7} entries 1\n")
+    assert counts == {"dd": 4} and copied == aggregation.COMM_LEN + 16

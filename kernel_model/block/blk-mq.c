@@ -28,6 +28,7 @@ struct request_queue *blk_mq_init_queue(struct blk_mq_tag_set *set)
 	q->hctx.driver_data = set->driver_data;
 	q->tag_lock = (spinlock_t)__SPIN_LOCK_UNLOCKED;
 	init_waitqueue_head(&q->tag_wait);
+	mutex_init(&q->debugfs_mutex);
 	for (i = 0; i < set->queue_depth; i++) {
 		struct request *rq = kzalloc(sizeof(*rq) + set->cmd_size, GFP_KERNEL);
 

@@ -7,8 +7,9 @@
 #include "../include/blkdev.h"
 #include "../include/slab.h"
 
-#define MAX_DISKS 4
-static struct gendisk *disks[MAX_DISKS];
+/* the disks added (NULL after the last): the host lists them too, as the directories of
+ * /sys/block a session shows (src/tracefs_sim/machine/blktrace.py) */
+struct gendisk *disks[MAX_DISKS];
 static unsigned int nr_ext_minors;
 
 notrace struct gendisk *blk_mq_alloc_disk(struct blk_mq_tag_set *set, void *queuedata)
@@ -49,7 +50,9 @@ noinline int device_add_disk(struct gendisk *disk)
 	return 0;
 }
 
-struct block_device *blkdev_get_by_dev(dev_t dev)
+/* the disk's block device whose dev_t is dev, or NULL (no call of the traceable kind: sysfs
+ * finds a disk's directory by its kobject, and blktrace's attributes use it) */
+notrace struct block_device *disk_bdev_by_devt(dev_t dev)
 {
 	unsigned int i;
 
@@ -57,4 +60,9 @@ struct block_device *blkdev_get_by_dev(dev_t dev)
 		if (disk_devt(disks[i]) == dev)
 			return disks[i]->part0;
 	return NULL;
+}
+
+struct block_device *blkdev_get_by_dev(dev_t dev)
+{
+	return disk_bdev_by_devt(dev);
 }

@@ -10,6 +10,7 @@
 #include "mm.h"
 #include "wait.h"
 #include "kdev_t.h"
+#include "mutex.h"
 
 struct inode;
 
@@ -182,9 +183,13 @@ struct request_queue {
 	u64 tags_free;			/* a bit per free tag */
 	struct request *static_rqs[BLK_MQ_MAX_DEPTH];
 	struct wait_queue_head tag_wait;	/* submitters waiting for a tag */
+	struct blk_trace *blk_trace;	/* blktrace's, while /sys/block/DEV/trace/enable is 1 (kernel/blktrace.c) */
+	struct mutex debugfs_mutex;	/* serialises blk_trace's set-up and removal */
 };
 
 #define DISK_NAME_LEN 32
+#define MAX_DISKS 4
+extern struct gendisk *disks[MAX_DISKS];	/* block/genhd.c: those added, NULL after the last */
 struct gendisk {
 	int major;
 	int first_minor;
@@ -202,6 +207,9 @@ struct gendisk *blk_mq_alloc_disk(struct blk_mq_tag_set *set, void *queuedata);
 int device_add_disk(struct gendisk *disk);
 void set_capacity(struct gendisk *disk, sector_t sectors);
 struct block_device *blkdev_get_by_dev(dev_t dev);
+struct block_device *disk_bdev_by_devt(dev_t dev);
+/* kernel/blktrace.c: a /sys/block/DEV/trace/ attribute shown or stored (HOST_REQ_BLK_TRACE_ATTR) */
+long blk_trace_attr_request(u32 dev, u32 attr, bool store, u32 count);
 void blk_mq_start_request(struct request *rq);
 void blk_mq_end_request(struct request *rq, blk_status_t error);
 bool blk_update_request(struct request *rq, blk_status_t error, unsigned int nr_bytes);

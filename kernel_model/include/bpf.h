@@ -70,7 +70,35 @@ struct bpf_map_ops {
 	/* bpf_for_each_map_elem(): callback_fn(map, key, value, callback_ctx) on each element
 	 * until it returns 1; the elements visited */
 	long (*map_for_each_callback)(struct bpf_map *map, bpf_callback_t callback_fn, void *callback_ctx, u64 flags);
+	/* bpf_map_lookup_percpu_elem(): cpu's value of a per-cpu map, from a program */
+	void *(*map_lookup_percpu_elem)(struct bpf_map *map, void *key, u32 cpu);
+	/* BPF_MAP_*_BATCH: many elements a call (the generic_map_*_batch() or the map's own) */
+	int (*map_lookup_batch)(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr);
+	int (*map_lookup_and_delete_batch)(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr);
+	int (*map_update_batch)(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr);
+	int (*map_delete_batch)(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr);
 };
+/*
+ * The start of a BPF_MAP_*_BATCH: the elements the user has room for (batch.count; 0: nothing
+ * to do), the user's count zeroed first so that a fault part way leaves it true (it ends as the
+ * elements done); elem_flags takes BPF_F_LOCK only, for maps whose values have a bpf_spin_lock
+ * (none here): EINVAL.  A negative errno.
+ */
+static __always_inline long bpf_map_batch_start(const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u32 zero = 0;
+
+	if (attr->batch.elem_flags)
+		return -EINVAL;
+	if (!attr->batch.count)
+		return 0;
+	if (copy_to_user(&uattr->batch.count, &zero, sizeof(zero)))
+		return -EFAULT;
+	return attr->batch.count;
+}
+int generic_map_lookup_batch(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr);
+int generic_map_update_batch(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr);
+int generic_map_delete_batch(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr);
 
 struct bpf_map {
 	const struct bpf_map_ops *ops;
@@ -160,7 +188,7 @@ extern const struct bpf_func_proto bpf_get_stackid_proto_pe, bpf_get_stack_proto
 extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_elem_proto,
 	bpf_map_delete_elem_proto, bpf_get_smp_processor_id_proto, bpf_ktime_get_ns_proto,
 	bpf_ktime_get_coarse_ns_proto, bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto,
-	bpf_get_current_comm_proto, bpf_get_prandom_u32_proto;
+	bpf_get_current_comm_proto, bpf_get_prandom_u32_proto, bpf_jiffies64_proto;
 extern const struct bpf_func_proto bpf_ringbuf_output_proto, bpf_ringbuf_reserve_proto,
 	bpf_ringbuf_submit_proto, bpf_ringbuf_discard_proto, bpf_ringbuf_query_proto, bpf_loop_proto,
 	bpf_for_each_map_elem_proto;

@@ -93,6 +93,9 @@ struct boot_params {
 	 * region does not hold), each perf_pool_big_size bytes */
 	u64 perf_pool_big_count;
 	u64 perf_pool_big_size;
+	u64 boot_boottime_ns;	/* live: the host's CLOCK_BOOTTIME when the virtual clock read 0 (0
+				 * seeded): the machine's offs_boot, so that its CLOCK_BOOTTIME is the
+				 * one a session's processes read from the host */
 };
 
 /* The head of every CPU's per-CPU area; %gs points at it. */
@@ -146,7 +149,13 @@ enum host_request_kind {
 	/* a write of the value `flags` (an int) to the sysctl argc (enum host_sysctl), parsed and
 	 * range-checked by the host: the kernel's own store of it; the answer at PORT_REPLY */
 	HOST_REQ_SYSCTL,
+	/* /sys/block/DEV/trace/'s attribute `flags & 0xff` of the disk whose dev_t is argc
+	 * (kernel/blktrace.c): shown into blk_trace_attr_buf (flags' bit 8 clear), or stored from
+	 * its first len bytes (set); the answer (the length shown, the count stored or -errno) at
+	 * PORT_REPLY */
+	HOST_REQ_BLK_TRACE_ATTR,
 };
+#define HOST_BLK_TRACE_STORE	0x100	/* a HOST_REQ_BLK_TRACE_ATTR's flags: a store */
 enum host_sysctl {
 	HOST_SYSCTL_BPF_JIT_ENABLE,	/* net.core.bpf_jit_enable (kernel/bpf/core.c) */
 	HOST_SYSCTL_BPF_STATS_ENABLED,	/* kernel.bpf_stats_enabled (kernel/bpf/syscall.c) */
@@ -179,5 +188,6 @@ _Static_assert(sizeof(struct host_request) == 1024, "hostif layout");
 _Static_assert(offsetof(struct boot_params, perf_pool_base) == 56, "hostif layout");
 _Static_assert(offsetof(struct boot_params, boot_monotonic_ns) == 80, "hostif layout");
 _Static_assert(offsetof(struct boot_params, perf_pool_big_count) == 88, "hostif layout");
+_Static_assert(offsetof(struct boot_params, boot_boottime_ns) == 104, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
 #endif

@@ -375,6 +375,19 @@ static __always_inline u64 machine_clock_now(const struct percpu *pc)
 	ticks &= -(u64)((s64)ticks >= 0);	/* (a TSC behind the slice's: none) */
 	return now + (u64)(((unsigned __int128)ticks * READ_ONCE(pc->h.tsc_mult)) >> 32);
 }
+/*
+ * The timekeeper's offsets from CLOCK_MONOTONIC (6.1's offs_real, offs_boot, offs_tai): REALTIME
+ * adds the wall clock of boot (`boot_params.boot_realtime_ns`: the host's, or a fixed date on a
+ * seeded machine); TAI is REALTIME (no leap seconds: 6.1's tai_offset until adjtimex sets one);
+ * BOOTTIME adds the host's CLOCK_BOOTTIME at boot (live; 0 seeded): a session's processes read
+ * CLOCK_BOOTTIME from the host, and tools add it to the kernel's (bpftrace's strftime()).
+ */
+static __always_inline u64 tk_offs(enum tk_offsets offs)
+{
+	return offs == TK_OFFS_BOOT ? boot_params.boot_boottime_ns : boot_params.boot_realtime_ns;
+}
+/* one memory node: no NUMA */
+static __always_inline int numa_node_id(void) { return 0; }
 static __always_inline struct task_struct *get_current(void) { return this_cpu()->curr_task; }
 #define current get_current()
 static __always_inline bool need_resched(void) { return READ_ONCE(this_cpu()->need_resched); }
@@ -427,6 +440,8 @@ struct uts_namespace { struct new_utsname name; };
 extern struct uts_namespace init_uts_ns;
 const char *kbasename(const char *path);
 char *strim(char *s);
+char *strsep(char **s, const char *ct);
+int strcasecmp(const char *s1, const char *s2);
 static inline char *strstrip(char *s) { return strim(s); }
 int kstrtoint(const char *s, unsigned int base, int *res);
 int kstrtoull(const char *s, unsigned int base, unsigned long long *res);

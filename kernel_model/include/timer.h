@@ -15,6 +15,7 @@ static __always_inline unsigned long usecs_to_jiffies(const unsigned int u) { re
 #define INITIAL_JIFFIES	((unsigned long)(unsigned int)(-300 * HZ))
 extern volatile u64 jiffies_64;
 extern volatile unsigned long jiffies;	/* the same word (vmlinux.lds) */
+static __always_inline u64 get_jiffies_64(void) { return jiffies_64; }	/* (one load on 64-bit) */
 #define time_after(a, b)	((long)((b) - (a)) < 0)
 #define time_before(a, b)	time_after(b, a)
 #define time_after_eq(a, b)	((long)((a) - (b)) >= 0)

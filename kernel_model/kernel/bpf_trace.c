@@ -527,6 +527,8 @@ static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const st
 		return &bpf_probe_read_compat_proto;
 	case BPF_FUNC_probe_read_str:
 		return &bpf_probe_read_compat_str_proto;
+	case BPF_FUNC_jiffies64:	/* (the base's only with CAP_BPF) */
+		return &bpf_jiffies64_proto;
 	}
 	/* the maps, time, the cpu, random numbers */
 	return bpf_base_func_proto(func_id);

@@ -26,6 +26,7 @@
 #include "mm.h"
 #include "fs.h"
 #include "bpf_jit.h"
+#include "blkdev.h"
 
 struct host_abi_entry {
 	char name[56];
@@ -115,6 +116,14 @@ HOST_ABI_CONST(HOST_REQ_ARGV);
 HOST_ABI_CONST(HOST_REQ_TRACE_SLOT);
 HOST_ABI_CONST(HOST_REQ_TRACE_MARKER);
 HOST_ABI_CONST(HOST_REQ_SYSCTL);
+HOST_ABI_CONST(HOST_REQ_BLK_TRACE_ATTR);
+HOST_ABI_CONST(HOST_BLK_TRACE_STORE);
+/* the disks (block/genhd.c's disks[]), whose names and numbers the host lists in /sys/block */
+HOST_ABI_CONST(MAX_DISKS);
+HOST_ABI_CONST(DISK_NAME_LEN);
+HOST_ABI_OFFSET(gendisk, major);
+HOST_ABI_OFFSET(gendisk, first_minor);
+HOST_ABI_OFFSET(gendisk, disk_name);
 HOST_ABI_CONST(HOST_SYSCTL_BPF_JIT_ENABLE);
 HOST_ABI_CONST(HOST_SYSCTL_BPF_STATS_ENABLED);
 HOST_ABI_CONST(HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED);
@@ -125,6 +134,7 @@ HOST_ABI_OFFSET(hostif_hpet, cpu);
 HOST_ABI_OFFSET(hostif_hpet, vector);
 HOST_ABI_OFFSET(boot_params, boot_monotonic_ns);
 HOST_ABI_OFFSET(boot_params, perf_pool_big_count);
+HOST_ABI_OFFSET(boot_params, boot_boottime_ns);
 HOST_ABI_OFFSET(hostif_pmu, nmi_stack);
 HOST_ABI_CONST(PMU_NMI_STACK_SIZE);
 

@@ -9,6 +9,7 @@
 #include "../include/trace/trigger.h"
 #include "../include/session.h"
 #include "../include/bpf.h"
+#include "../include/blkdev.h"
 
 struct task_struct *kthreadd_task;
 int migrate_one_task(void);
@@ -168,6 +169,12 @@ int kthreadd(void *unused)
 			}
 			if (slot->kind == HOST_REQ_SYSCTL) {	/* a sysctl whose store the kernel makes */
 				host_reply(slot->id, sysctl_store(slot->argc, (int)slot->flags));
+				WRITE_ONCE(hr->tail, hr->tail + 1);
+				continue;
+			}
+			if (slot->kind == HOST_REQ_BLK_TRACE_ATTR) {	/* a /sys/block/DEV/trace/ file */
+				host_reply(slot->id, blk_trace_attr_request(slot->argc, slot->flags & 0xff,
+									    slot->flags & HOST_BLK_TRACE_STORE, slot->len));
 				WRITE_ONCE(hr->tail, hr->tail + 1);
 				continue;
 			}

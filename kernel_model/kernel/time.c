@@ -25,20 +25,13 @@ notrace u64 ktime_get(void)
 
 /*
  * ---- the timekeeper's readers (kernel/time/timekeeping.c) ----
- * CLOCK_MONOTONIC is the machine's clock; CLOCK_REALTIME adds the wall clock of boot
- * (`boot_params.boot_realtime_ns`: the host's, or a fixed date on a seeded machine: 6.1's
- * offs_real); BOOTTIME is MONOTONIC (no suspend), TAI is REALTIME (no leap seconds); RAW is
+ * CLOCK_MONOTONIC is the machine's clock; the others add tk_offs() (kernel.h); RAW is
  * MONOTONIC (no NTP slewing).  The coarse readers give the time of the last jiffies update
  * (6.1's tk_xtime(), which the tick advances).
  */
 static __always_inline struct timespec64 ns_to_ts(u64 ns)
 {
 	return (struct timespec64){ .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
-}
-
-static __always_inline u64 tk_offs(enum tk_offsets offs)
-{
-	return offs == TK_OFFS_BOOT ? 0 : boot_params.boot_realtime_ns;
 }
 
 noinline void ktime_get_real_ts64(struct timespec64 *ts)

@@ -108,6 +108,42 @@ char *strim(char *s)
 	return s;
 }
 
+/* lib/string.c: the token of *s up to the first of ct (cut there), *s moved past it (NULL: none left) */
+char *strsep(char **s, const char *ct)
+{
+	char *sbegin = *s, *end;
+
+	if (sbegin == NULL)
+		return NULL;
+	for (end = sbegin; *end; end++) {
+		for (const char *c = ct; *c; c++) {
+			if (*end == *c) {
+				*end = '\0';
+				*s = end + 1;
+				return sbegin;
+			}
+		}
+	}
+	*s = NULL;
+	return sbegin;
+}
+
+/* lib/string.c: strcmp() of ASCII letters whatever their case */
+int strcasecmp(const char *s1, const char *s2)
+{
+	int c1, c2;
+
+	do {
+		c1 = *s1++;
+		c2 = *s2++;
+		if (c1 >= 'A' && c1 <= 'Z')
+			c1 += 'a' - 'A';
+		if (c2 >= 'A' && c2 <= 'Z')
+			c2 += 'a' - 'A';
+	} while (c1 == c2 && c1 != 0);
+	return c1 - c2;
+}
+
 /* lib/kstrtox.c's _kstrtoull(): digits in base 8, 10 or 16 (base 0: by its "0x"/"0" prefix), one
  * newline after them at most; -EINVAL for anything else, -ERANGE past 64 bits */
 static int _kstrtoull(const char *s, unsigned int base, unsigned long long *res)

@@ -41,6 +41,12 @@
  *   read FD SIZE                           -> read(2)s of SIZE bytes until one gives 0 or an error:
  *                                             their results, then the text read, "| "-prefixed lines
  *   tpev ID                                -> a perf event fd on tracepoint ID, this process's
+ *   tpevall ID                             -> the same, every task's on cpu 0 (as bpftrace opens them)
+ *   child N PROG ARGS...                   -> PROG (N words with it) run in a child (fork, execve,
+ *                                             wait4): its wait status
+ *   dump FD                                -> every key and value of a map, as a tool reads it at exit
+ *                                             (BPF_MAP_GET_NEXT_KEY, BPF_MAP_LOOKUP_ELEM): how many,
+ *                                             then " KEY:VALUE" each, in hex
  *   setbpf EVFD FD                         -> PERF_EVENT_IOC_SET_BPF
  *   kpev TYPE FUNC ADDR|OFFSET RET         -> a perf event fd of the kprobe PMU (attr.type TYPE): at
  *                                             FUNC+OFFSET, or ("-": no name) at ADDR; RET 1: a kretprobe;
@@ -56,6 +62,13 @@
  *   mmapk FD OFFSET LEN PROT FLAGS         -> as mmap, the mapping kept: its slot (0, 1, ...), or the errno
  *   peek SLOT @AT...                       -> the u64 at each offset @AT of a kept mapping
  *   unmap SLOT                             -> munmap of a kept mapping
+ *   blook FD IN|- COUNT [ELEM_FLAGS [FLAGS]]  -> BPF_MAP_LOOKUP_BATCH from the batch token IN ("-": from
+ *                                             the first) with room for COUNT elements: the result,
+ *                                             the count, the out token's first 8 bytes, the keys'
+ *                                             and values' bytes given back unless it failed
+ *                                             (blookdel: AND_DELETE)
+ *   bupd FD KEYS VALUES COUNT [ELEM_FLAGS]  -> BPF_MAP_UPDATE_BATCH of COUNT elements: result, count
+ *   bdel FD KEYS COUNT                      -> BPF_MAP_DELETE_BATCH of COUNT keys: result, count
  *   close FD
  *   cpus N                                 -> the possible cpus (values a per-cpu lookup prints)
  *   pid                                    -> this process's pid
@@ -222,6 +235,15 @@ static void map_info(int fd, struct bpf_map_info *info)
 	obj_info(&ia, fd, info, sizeof(*info));
 }
 
+/* the bytes of one value as the syscall gives them: a per-cpu map's, every cpu's, 8-aligned */
+static unsigned long value_len(const struct bpf_map_info *info)
+{
+	if (info->type == BPF_MAP_TYPE_PERCPU_HASH || info->type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    info->type == BPF_MAP_TYPE_LRU_PERCPU_HASH)
+		return ((info->value_size + 7) & ~7UL) * ncpus;
+	return info->value_size;
+}
+
 static void result(const char *cmd, long r)
 {
 	puts_(cmd);
@@ -295,6 +317,56 @@ int main(int argc, char **argv)
 				puts_(" ");
 				puthex(value, info.key_size);
 			}
+		} else if ((!strcmp(cmd, "blook") || !strcmp(cmd, "blookdel")) && i + 3 <= argc) {
+			static unsigned char in_batch[64], out_batch[64];
+			struct bpf_map_info info;
+			map_info(num(argv[i]), &info);
+			attr.batch.map_fd = num(argv[i]);
+			if (strcmp(argv[i + 1], "-")) {
+				unhex(argv[i + 1], in_batch, sizeof(in_batch));
+				attr.batch.in_batch = (unsigned long)in_batch;
+			}
+			zero(out_batch, sizeof(out_batch));
+			zero(key, sizeof(key));
+			zero(value, sizeof(value));
+			attr.batch.out_batch = (unsigned long)out_batch;
+			attr.batch.keys = (unsigned long)key;
+			attr.batch.values = (unsigned long)value;
+			attr.batch.count = num(argv[i + 2]);
+			i += 3;
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.batch.elem_flags = num(argv[i++]);
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.batch.flags = num(argv[i++]);
+			r = sys_bpf(cmd[5] ? BPF_MAP_LOOKUP_AND_DELETE_BATCH : BPF_MAP_LOOKUP_BATCH, &attr, sizeof(attr));
+			result(cmd, r);
+			puts_(" count ");
+			putnum(attr.batch.count);
+			puts_(" out ");
+			puthex(out_batch, 8);
+			if (r == 0 || r == -2) {	/* (ENOENT: the last batch) */
+				puts_(" keys ");
+				puthex(key, (unsigned long)attr.batch.count * info.key_size);
+				puts_(" values ");
+				puthex(value, (unsigned long)attr.batch.count * value_len(&info));
+			}
+		} else if ((!strcmp(cmd, "bupd") && i + 4 <= argc) || (!strcmp(cmd, "bdel") && i + 3 <= argc)) {
+			attr.batch.map_fd = num(argv[i]);
+			unhex(argv[i + 1], key, sizeof(key));
+			attr.batch.keys = (unsigned long)key;
+			if (cmd[1] == 'u') {
+				unhex(argv[i + 2], value, sizeof(value));
+				attr.batch.values = (unsigned long)value;
+				i++;
+			}
+			attr.batch.count = num(argv[i + 2]);
+			i += 3;
+			if (cmd[1] == 'u' && i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.batch.elem_flags = num(argv[i++]);
+			r = sys_bpf(cmd[1] == 'u' ? BPF_MAP_UPDATE_BATCH : BPF_MAP_DELETE_BATCH, &attr, sizeof(attr));
+			result(cmd, r);
+			puts_(" count ");
+			putnum(attr.batch.count);
 		} else if (!strcmp(cmd, "load") && i + 2 <= argc) {
 			unsigned long n = unhex(hex_arg(argv[i + 1]), insns, sizeof(insns));
 			const char *lic = "GPL";
@@ -688,14 +760,72 @@ int main(int argc, char **argv)
 			attr.raw_tracepoint.name = strcmp(argv[i + 1], "-") ? (unsigned long)argv[i + 1] : 0;
 			i += 2;
 			result(cmd, sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &attr, sizeof(attr)));
-		} else if (!strcmp(cmd, "tpev") && i + 1 <= argc) {
+		} else if ((!strcmp(cmd, "tpev") || !strcmp(cmd, "tpevall")) && i + 1 <= argc) {
 			struct perf_event_attr pa;
+			int all = cmd[4] == 'a';
 			zero(&pa, sizeof(pa));
 			pa.type = PERF_TYPE_TRACEPOINT;
 			pa.size = sizeof(pa);
 			pa.config = num(argv[i++]);
 			pa.sample_period = 1;
-			result(cmd, syscall6(NR_perf_event_open, (long)&pa, 0, -1, -1, 0, 0));
+			/* this process's on any cpu; tpevall: every task's on cpu 0 */
+			result(cmd, syscall6(NR_perf_event_open, (long)&pa, all ? -1 : 0, all ? 0 : -1, -1, 0, 0));
+		} else if (!strcmp(cmd, "child") && i + 1 <= argc && i + 1 + num(argv[i]) <= argc) {
+			long n = num(argv[i]), pid;
+			int status = 0;
+			char *args[16];
+			long k;
+
+			for (k = 0; k < n && k < 15; k++)
+				args[k] = argv[i + 1 + k];
+			args[k] = 0;
+			i += 1 + n;
+			flush();	/* the child must not write what is buffered again */
+			pid = syscall6(57 /* fork */, 0, 0, 0, 0, 0, 0);
+			if (pid == 0) {
+				execve(args[0], args, 0);
+				syscall6(60 /* exit */, 127, 0, 0, 0, 0, 0);
+			}
+			r = pid < 0 ? pid : syscall6(61 /* wait4 */, pid, (long)&status, 0, 0, 0, 0);
+			result(cmd, r < 0 ? r : status);
+		} else if (!strcmp(cmd, "dump") && i + 1 <= argc) {
+			/* as bpftrace prints a map at exit: each key from the one before, then its value */
+			static unsigned char prev[4096];
+			struct bpf_map_info info;
+			unsigned long n = 0, vsize;
+			long fd = num(argv[i++]);
+			int first = 1;
+
+			map_info(fd, &info);
+			vsize = info.value_size;
+			if (info.type == BPF_MAP_TYPE_PERCPU_HASH || info.type == BPF_MAP_TYPE_PERCPU_ARRAY)
+				vsize = ((vsize + 7) & ~7UL) * ncpus;
+			puts_(cmd);
+			puts_(":");
+			for (;;) {
+				zero(&attr, sizeof(attr));
+				attr.map_fd = fd;
+				attr.key = first ? 0 : (unsigned long)prev;
+				attr.next_key = (unsigned long)key;
+				if (sys_bpf(BPF_MAP_GET_NEXT_KEY, &attr, sizeof(attr)))
+					break;
+				first = 0;
+				zero(&attr, sizeof(attr));
+				attr.map_fd = fd;
+				attr.key = (unsigned long)key;
+				attr.value = (unsigned long)value;
+				if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) == 0) {
+					puts_(" ");
+					puthex(key, info.key_size);
+					puts_(":");
+					puthex(value, vsize);
+					n++;
+				}
+				for (unsigned long b = 0; b < info.key_size; b++)
+					prev[b] = key[b];
+			}
+			puts_(" entries ");
+			putnum(n);
 		} else if ((!strcmp(cmd, "kpev") || !strcmp(cmd, "kpevt")) && i + 4 <= argc) {
 			struct perf_event_attr pa;
 			int own = cmd[4] == 't';

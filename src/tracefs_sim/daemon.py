@@ -16,7 +16,7 @@ import trio
 
 from . import control, namespace
 from .fs import TracefsOperations, build_tree
-from .fs.layout import add_btf_view, add_debug_views, add_notes_view, add_pmu_views, add_session_views
+from .fs.layout import add_block_trace_view, add_btf_view, add_debug_views, add_notes_view, add_pmu_views, add_session_views
 from .fs.operations import SessionSync
 from .host_heap import fix_mmap_threshold
 from .lib.sysctl import SysctlFile
@@ -93,14 +93,16 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
     try:
         if machine.options.seed is None:
             realtime_at_boot_ns = time.time_ns() - machine.now_ns()
+            boottime_at_boot_ns = time.clock_gettime_ns(time.CLOCK_BOOTTIME) - machine.now_ns()
         else:
-            realtime_at_boot_ns = 0   # a seeded run must not depend on the wall clock
-        stack = build_stack(machine, realtime_at_boot_ns=realtime_at_boot_ns)
+            realtime_at_boot_ns = boottime_at_boot_ns = 0   # a seeded run must not depend on the host
+        stack = build_stack(machine, realtime_at_boot_ns=realtime_at_boot_ns, boottime_at_boot_ns=boottime_at_boot_ns)
         tracing = stack.core
         tree = build_tree(tracing)
         if stack.kprobe_views is not None:
             add_debug_views(tree, stack.kprobe_views)
         add_pmu_views(tree, stack.pmus)
+        add_block_trace_view(tree, stack.blk_trace_dirs)
         btf = machine.btf()
         if btf is not None:
             add_btf_view(tree, btf)

@@ -43,6 +43,7 @@ HEADERS_LINKS = ("build", "source")
 PROC_KALLSYMS_VIEW = "proc-kallsyms"   # trace/kallsyms_file.py's KallsymsView
 PROC_VERSION_VIEW = "proc-version"   # the emulated kernel's banner
 _PROC_SYS_KERNEL = "/proc/sys/kernel"
+BLOCK_TRACE_VIEW = "block-trace"   # in DEBUG_VIEWS_DIR: each emulated disk's /sys/block/DEV/trace/
 SYSCTL_KERNEL_VIEW = "sysctl-kernel"   # /proc/sys/kernel's tracing sysctls (fs/layout.py)
 _PROC_SYS_NET_CORE = "/proc/sys/net/core"
 SYSCTL_NET_CORE_VIEW = "sysctl-net-core"   # /proc/sys/net/core's BPF ones (bpf_jit_enable)
@@ -50,6 +51,7 @@ SYSCTL_NET_CORE_VIEW = "sysctl-net-core"   # /proc/sys/net/core's BPF ones (bpf_
 # its path is the emulated kernel's (the supervisor serves it), and no other reaches the host's.
 DEV_KMSG = "/dev/kmsg"
 SYS_CLASS_BLOCK = "/sys/class/block"   # a link per block device and partition
+SYS_BLOCK = "/sys/block"   # a link per disk
 HOST_TRACING_FS = ("tracefs", "debugfs", "bpf")   # the host kernel's tracing file systems
 # The host's /proc/kmsg (a read takes records from the host's log for good), which a session
 # covers with this view of its mode: an open of it by any name is the emulated kernel's (the
@@ -371,10 +373,13 @@ class Overlay:
     def cover_block_tracing(self) -> None:
         """Cover the host's blktrace files (`trace/` of each block device and partition in
         sysfs: enable, act_mask, pid, start_lba, end_lba) with an empty read-only directory:
-        a write there would set up blktrace on the host's disk, and the emulated kernel has no
-        blktrace to give in their place (a write gets EROFS, as nothing there can be made).
-        blktrace's ioctls are refused by the session's filter (session/native/filter.c). A
-        device that appears later (a new loop device) is not covered."""
+        a write there would set up blktrace on the host's disk (a write gets EROFS, as nothing
+        there can be made). Then show the emulated kernel's disks' own (the daemon's
+        BLOCK_TRACE_VIEW, kernel/blktrace.c's attributes) at /sys/block/DEV/trace: over the
+        host's device of that name if it has one, else in a directory DEV made in a tmpfs laid
+        over /sys/block (which keeps the host's links). blktrace's ioctls are refused by the
+        session's filter (session/native/filter.c). A device that appears later (a new loop
+        device) is not covered."""
         assert_private(self._host_ns)
         for name in sorted(os.listdir(SYS_CLASS_BLOCK)) if os.path.isdir(SYS_CLASS_BLOCK) else []:
             trace = os.path.join(os.path.realpath(os.path.join(SYS_CLASS_BLOCK, name)), "trace")
@@ -382,6 +387,20 @@ class Overlay:
                 continue
             self._cover_empty(trace)
             self._mounted.append(trace)
+        views = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR, BLOCK_TRACE_VIEW)
+        disks = sorted(os.listdir(views)) if os.path.isdir(views) else []
+        if not disks or not os.path.isdir(SYS_BLOCK):
+            return
+        if any(not os.path.isdir(os.path.join(SYS_BLOCK, disk, "trace")) for disk in disks):
+            self._lay_tmpfs_over(SYS_BLOCK, 0o755)
+        for disk in disks:
+            trace = os.path.join(SYS_BLOCK, disk, "trace")
+            if not os.path.isdir(trace):
+                if os.path.islink(os.path.join(SYS_BLOCK, disk)):
+                    os.unlink(os.path.join(SYS_BLOCK, disk))   # a host disk of that name without blktrace
+                os.makedirs(trace, 0o755)   # in the tmpfs
+            sc.mount(os.path.join(views, disk), os.path.realpath(trace), None, sc.MS_BIND)
+            self._mounted.append(os.path.realpath(trace))
 
     @staticmethod
     def _cover_empty(directory: str) -> None:

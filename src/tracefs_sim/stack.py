@@ -5,7 +5,7 @@ them, and the kprobe engine's debugfs views."""
 from __future__ import annotations
 
 import errno
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, KprobeRequestMachine, KprobeService,
@@ -13,6 +13,7 @@ from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, Kpr
 from .lib.sysctl import SysctlFile
 from .machine.bpf_jit import BpfJitSymbols
 from .machine.image import KernelImage
+from .machine.blktrace import blk_trace_dirs
 from .machine.sysctls import SysctlMachine, net_core_sysctls, kernel_sysctls
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
@@ -37,9 +38,11 @@ class TracingStack:
     net_core_sysctls: dict[str, SysctlFile]
     # the code the kernel writes at run time: (name, start, end) of each now; None: none
     written_code: WrittenCode | None
+    # each disk's /sys/block/DEV/trace/ files (the kernel's blktrace attributes): DEV -> name -> file
+    blk_trace_dirs: Mapping[str, Mapping[str, SysctlFile]]
 
 
-def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> TracingStack:
+def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0, boottime_at_boot_ns: int = 0) -> TracingStack:
     """Everything the machine and its kernel allow: a machine that can be patched (a
     contract.PatchableMachine) whose kernel was built with ftrace_caller gets the function
     tracers, and with kprobe_insn_slots too, kprobes (kprobes at function entries go through
@@ -54,7 +57,8 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
                 uprobes = UprobeEngine(machine, engine.stage, programs=engine)
     written = written_code(machine, None if sites is None else sites.trampolines)
     core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, uprobe_engine=uprobes,
-                     realtime_at_boot_ns=realtime_at_boot_ns, written_code=written)
+                     realtime_at_boot_ns=realtime_at_boot_ns, boottime_at_boot_ns=boottime_at_boot_ns,
+                     written_code=written)
     if sites is not None and isinstance(machine, KprobeRequestMachine):
         # the kernel's kprobe PMU asks the engine for its probes, its BPF verifier for symbols,
         # its BPF trampolines for direct calls from the ftrace sites
@@ -65,7 +69,8 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
         sysctls.update(kernel_sysctls(machine))
         net_core.update(net_core_sysctls(machine))
     return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine),
-                        _pmus(machine, core.kprobes is not None), sysctls, net_core, written)
+                        _pmus(machine, core.kprobes is not None), sysctls, net_core, written,
+                        blk_trace_dirs(machine))
 
 
 def written_code(machine: TracedMachine, trampolines: WrittenCode | None) -> WrittenCode | None:

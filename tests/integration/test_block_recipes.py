@@ -83,3 +83,37 @@ def test_iosnoop_and_iolatency_show_the_disk_writers_io():
     assert latency[0] == "Tracing block I/O. Output every 2 seconds."
     counts = [int(m.group(1)) for l in latency if (m := re.match(r"^ +\d+ -> \d+ +: (\d+) +\|", l))]
     assert counts and sum(counts) > 0, latency
+
+
+@needs_mnt
+def test_blk_tracer_recipe():
+    """The blk tracer as Documentation and blktrace's manual teach it, with echo and cat: the
+    disk's trace/ attributes are the emulated kernel's (kernel/blktrace.c), its errnos too."""
+    script = """T=/sys/kernel/tracing
+D=/sys/block/nvme0n1/trace
+cat $D/enable $D/act_mask
+echo 1 > $D/enable
+echo blk > $T/current_tracer
+tracefs-sim exec diskwriter /mnt/blk-recipe 8192 fsync
+echo '== trace'
+cat $T/trace
+echo '== attrs'
+cat $D/enable $D/pid $D/start_lba $D/end_lba
+echo queue,Complete > $D/act_mask; cat $D/act_mask
+echo bogus > $D/act_mask || echo refused
+echo 0 > $D/enable; cat $D/enable $D/act_mask
+echo nop > $T/current_tracer
+"""
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=180)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("0\ndisabled\n")
+    trace = section(result.stdout, "trace")
+    assert trace[:2] == ["# tracer: blk", "#"]
+    lines = trace[2:]
+    assert lines and [l for l in lines if not re.match(CONTEXT + r"259,0 +[A-Z]{1,2} +[A-Z]{1,3} ", l)] == []
+    writes = [re.sub(r" \d+ \+ 8 ", " N + 8 ", l.split(": ", 1)[1]) for l in lines if "[diskwriter]" in l]
+    assert "259,0    Q  WS N + 8 [diskwriter]" in writes and "259,0    D  WS N + 8 [diskwriter]" in writes
+    assert any(re.search(r"\] d.h.*259,0    C  WS \d+ \+ 8 \[0\]$", l) for l in lines)
+    assert section(result.stdout, "attrs") == ["1", "0", "0", "131072", "queue,complete", "refused",
+                                               "0", "disabled"]
+    assert "Invalid argument" in result.stderr

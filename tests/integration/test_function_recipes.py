@@ -89,7 +89,7 @@ def test_filter_files_through_the_mount(mounted):
     assert run("cat set_ftrace_filter").stdout == "#### all functions enabled ####\n"
     assert run("cat set_ftrace_notrace").stdout == "#### no functions disabled ####\n"
     assert run("cat set_ftrace_pid").stdout == "no pid\n"
-    assert run("cat available_tracers").stdout == "function_graph function nop\n"
+    assert run("cat available_tracers").stdout == "blk function_graph function nop\n"
     functions = run("cat available_filter_functions").stdout.splitlines()
     assert "vfs_read" in functions and "__do_sys_getuid" in functions
     assert run("cat dyn_ftrace_total_info").stdout.startswith(f"{len(functions)} pages:")

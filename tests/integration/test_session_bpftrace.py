@@ -50,7 +50,7 @@ def bpftrace_while(tmp_path, program: str | None, workload: str, runs: int = 30,
 def test_count_syscalls_by_comm(tmp_path):
     """`@[comm] = count()` on raw_syscalls:sys_enter: a per-cpu hash map in the kernel, counted
     by a tracepoint program attached through a perf event (PERF_EVENT_IOC_SET_BPF), read back
-    at exit (BPF_MAP_GET_NEXT_KEY, LOOKUP_ELEM) and printed in bpftrace's order, smallest first."""
+    at exit (BPF_MAP_GET_NEXT_KEY, BPF_MAP_LOOKUP_ELEM: a per-cpu map's every cpu's) and printed in bpftrace's order, smallest first."""
     marker = tmp_path / "bt_marker"
     shutil.copy("/bin/true", marker)
     out, err = bpftrace_while(tmp_path, "tracepoint:raw_syscalls:sys_enter { @[comm] = count() }", str(marker))
@@ -114,6 +114,20 @@ def test_tracepoint_args_typed_by_the_kernels_btf(tmp_path):
     assert "bt_marker opened" in lines[1:], out + err
     info = tracefs_sim("run", "-c", "bpftrace --info 2>&1 | grep -w btf", timeout=200, cwd=tmp_path)
     assert info.stdout.split() == ["btf:", "yes"], info.stdout + info.stderr
+
+
+def test_strftime_and_map_batches_as_on_6_1(tmp_path):
+    """bpftrace --info finds what Debian's bpftrace finds on the real 6.1: bpf_ktime_get_boot_ns
+    (`get_boot_ns`) and BPF_MAP_LOOKUP_BATCH (`map batch`).  strftime() adds the kernel's
+    CLOCK_BOOTTIME to the wall clock at boot bpftrace computes from the host's clocks: the
+    kernel's boot clock is the host's, so the date printed is today's."""
+    script = ("bpftrace --info 2>&1 | grep -E 'get_boot_ns|map batch'; date -u +%F; "
+              "bpftrace -e 'BEGIN { printf(\"%s\\n\", strftime(\"%F\", nsecs)); exit(); }' 2>/dev/null; date -u +%F")
+    result = tracefs_sim("run", "-c", script, timeout=200, cwd=tmp_path)
+    lines = [line.strip() for line in result.stdout.splitlines() if line.strip()]
+    assert lines[:2] == ["get_boot_ns: yes", "map batch: yes"], result.stdout + result.stderr
+    before, printed, after = lines[2], lines[-2], lines[-1]
+    assert printed in (before, after), result.stdout + result.stderr
 
 
 def test_list_kprobes(tmp_path):

@@ -47,8 +47,9 @@ def test_options_listed_and_toggled(quiet):
                "echo nosym-userobj > trace_options; cat options/stacktrace options/userstacktrace "
                "options/sym-userobj instances/st/options/stacktrace; rmdir instances/st") == "0\n0\n0\n1\n"
     assert "Invalid argument" in run("echo 2 > options/stacktrace")
-    # the blk tracer's options stay absent (no blk tracer here)
-    assert "No such file" in run("cat options/blk_classic")
+    # the blk tracer's options: the top level's (instances cannot select it)
+    assert run("cat options/blk_classic; mkdir instances/bt; ls instances/bt/options | grep -c blk_; "
+               "rmdir instances/bt") == "0\n0\n"
 
 
 def test_stacktrace_after_each_event(quiet):

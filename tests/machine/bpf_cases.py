@@ -25,6 +25,8 @@ def perf_output_prog(fd: int) -> str:
 
 
 FN_get_prandom_u32 = 7
+FN_get_numa_node_id, FN_jiffies64, FN_ktime_get_boot_ns = 42, 118, 125
+FN_map_lookup_percpu_elem, FN_ktime_get_tai_ns = 195, 208
 FN_ringbuf_output, FN_ringbuf_reserve, FN_ringbuf_submit, FN_ringbuf_discard, FN_ringbuf_query = range(130, 135)
 
 
@@ -506,6 +508,64 @@ CASES: dict[str, list[str]] = {
             "load", "17", prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4), ld_map_fd(R1, 3),
                                call(FN_map_lookup_elem), jmp_imm(JEQ, R0, 0, 1), ldx(W, R0, R0, 2), exit_()),
             "1", f"P={flags}")] + ["load", "17", prog(st(DW, R10, -8, 0), ldx(W, R0, R10, -6), exit_()), "1"],
+    # BPF_MAP_*_BATCH (bpftrace reads its maps so): a hash map with BPF_F_ZERO_SEED so its
+    # buckets are 6.1's; whole buckets a batch, ENOSPC when not even the first fits, ENOENT after
+    # the last bucket, the out token the next bucket
+    "hash_batch": ["map", "1", "4", "8", "8", "64",
+                   "bupd", "3", "01000000" "02000000" "03000000" "04000000" "05000000",
+                   "".join(f"{k:02x}" + "00" * 7 for k in range(1, 6)), "5",
+                   "blook", "3", "-", "10", "blook", "3", "-", "2", "blook", "3", "03000000", "10",
+                   "blook", "3", "-", "0", "blook", "3", "08000000", "4",
+                   "blookdel", "3", "-", "2", "blook", "3", "-", "10", "next", "3", "-",
+                   "bdel", "3", "01000000" "07000000" "02000000", "3", "blook", "3", "-", "10",
+                   "bupd", "3", "09000000" "09000000", "09" + "00" * 7 + "0a" + "00" * 7, "2", "2",
+                   "blook", "3", "-", "10"],
+    # arrays: the generic batches by key (out: the last key given), no delete
+    "array_batch": ["map", "2", "4", "8", "4",
+                    "bupd", "3", "00000000" "02000000", "11" + "00" * 7 + "22" + "00" * 7, "2",
+                    "blook", "3", "-", "3", "blook", "3", "02000000", "3", "blook", "3", "03000000", "3",
+                    "blookdel", "3", "-", "3", "bdel", "3", "00000000", "1",
+                    "bupd", "3", "01000000" "07000000", "33" + "00" * 7 + "44" + "00" * 7, "2",
+                    "get", "3", "01000000"],
+    "percpu_batch": ["cpus", "2", "map", "5", "4", "4", "4", "64", "map", "6", "4", "4", "2",
+                     "bupd", "3", "01000000", "0100000000000000" "0200000000000000", "1",
+                     "bupd", "4", "01000000", "0300000000000000" "0400000000000000", "1",
+                     "blook", "3", "-", "4", "blook", "4", "-", "4", "blookdel", "3", "-", "4", "blook", "3", "-", "4"],
+    "lru_batch": ["map", "9", "4", "8", "4", "64",
+                  "bupd", "3", "01000000" "02000000", "01" + "00" * 7 + "02" + "00" * 7, "2",
+                  "blookdel", "3", "-", "4", "bupd", "3", "03000000" "04000000" "05000000" "06000000",
+                  "".join(f"{k:02x}" + "00" * 7 for k in range(3, 7)), "4", "blook", "3", "-", "8"],
+    # BPF_F_LOCK without a spin lock, other elem_flags, flags, maps without batches (a ring
+    # buffer, a stack map, a perf event array), fds that are no maps, a non-zero attr tail
+    "batch_errors": ["map", "1", "4", "8", "8", "map", "27", "0", "0", "4096", "map", "7", "4", "32", "2",
+                     "map", "4", "4", "4", "2", "load", "17", OK0,
+                     "blook", "3", "-", "4", "4", "blook", "3", "-", "4", "1", "blook", "3", "-", "4", "0", "1",
+                     "bupd", "3", K4, "00" * 8, "1", "4", "bupd", "3", K4, "00" * 8, "1", "1",
+                     "blook", "4", "-", "4", "blook", "5", "-", "4", "blook", "6", "-", "4", "bdel", "6", K4, "1",
+                     "blook", "7", "-", "4", "blook", "99", "-", "4", "blook", "0", "-", "4",
+                     "raw", "24", "00" * 36 + "0300000000" + "00" * 19 + "01", "raw", "24", "00" * 36 + "03000000"],
+    # bpf_map_lookup_percpu_elem(): cpu 1's value of a per-cpu array, NULL past the last cpu;
+    # only per-cpu maps are taken
+    "lookup_percpu_elem": ["cpus", "2", "map", "6", "4", "8", "1", "map", "1", "4", "8", "1",
+                           "upd", "3", "00000000", "0500000000000000" "0700000000000000"] + [
+        a for cpu in (0, 1, 2) for a in (
+            "load", "17", prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4), ld_map_fd(R1, 3),
+                               mov64_imm(R3, cpu), call(FN_map_lookup_percpu_elem), jmp_imm(JEQ, R0, 0, 1),
+                               ldx(DW, R0, R0, 0), exit_()), "run", str(5 + cpu))] + [
+        "load", "17", prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4), ld_map_fd(R1, 4),
+                           mov64_imm(R3, 0), call(FN_map_lookup_percpu_elem), mov64_imm(R0, 0), exit_()), "1"],
+    # the boot clock is the monotonic one and the time suspended (here: the host's boot clock at
+    # the machine's boot), never behind it; TAI the wall clock's (past 2020); jiffies start 5
+    # minutes before the 32-bit wrap at HZ 250 (run within an hour of boot); one node
+    "time_helpers": ["load", "17", prog(call(FN_ktime_get_ns), mov64_reg(R6, R0), call(FN_ktime_get_boot_ns),
+                                        alu64_reg(SUB, R0, R6), mov64_reg(R7, R0), mov64_imm(R0, 2),
+                                        jmp_imm(JSLT, R7, 0, 7), call(FN_ktime_get_tai_ns), ld_imm64(R1, 1577836800 * 10**9),
+                                        mov64_reg(R7, R0), mov64_imm(R0, 1), jmp_reg(JGT, R7, R1, 1),
+                                        mov64_imm(R0, 3), exit_()), "run", "3",
+                     "load", "17", prog(call(FN_jiffies64), ld_imm64(R1, (1 << 32) - 300 * 250), alu64_reg(SUB, R0, R1),
+                                        mov64_reg(R6, R0), mov64_imm(R0, 1), jmp_imm(JLE, R6, 250 * 3600, 1),
+                                        mov64_imm(R0, 0), exit_()), "run", "4",
+                     "load", "17", prog(call(FN_get_numa_node_id), exit_()), "run", "5"],
     "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
 }
 

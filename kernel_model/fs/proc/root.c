@@ -14,7 +14,7 @@ struct super_block *proc_sb;
 
 static int uptime_proc_show(struct seq_file *m, void *v)
 {
-	u64 ns = ktime_get(), idle = 0;
+	u64 ns = ktime_get_with_offset(TK_OFFS_BOOT), idle = 0;	/* (ktime_get_boottime_ts64()) */
 	int cpu;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)

@@ -218,6 +218,10 @@ static __always_inline void trace_irq_restore(unsigned long flags)
  * tracepoint): `probe` names both, ftrace_<probe> and perf_<probe>. */
 #define TRACE_EVENT_SYSCALL(name, probe, proto, args, tstruct, assign, print) \
 	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), PARAMS(print))
+/* block's tracepoints also carry blktrace's probes (kernel/blktrace.c's blk_add_trace_<probe>,
+ * which blk_register_tracepoints() registers while a queue traces: the kernel_key's sites) */
+#define TRACE_EVENT_BLK(name, probe, proto, args, tstruct, assign, print) \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), PARAMS(print))
 
 /* __DO_TRACE: the probes run with preemption disabled (rcu_read_lock_sched) */
 #ifndef CREATE_TRACE_POINTS
@@ -226,7 +230,8 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 #define TRACE_PRINT_ENUM_OF(sys, a)
 #define TRACE_PRINT_VALUE(name, value)
 #define TRACE_PRINT_STRUCT(s)
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
+/* the tracepoint's trace_<name>(); kernel_probes: calls of further probes of its kernel_key's */
+#define __TRACEPOINT_CALLS(name, proto, args, kernel_probes) \
 	extern struct tracepoint __tracepoint_##name; \
 	void trace_event_raw_event_##name(proto); \
 	void perf_trace_##name(proto); \
@@ -241,10 +246,13 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 		if (static_branch_unlikely(&__tracepoint_##name.kernel_key)) { \
 			preempt_disable(); \
 			perf_trace_##name(args); \
+			kernel_probes \
 			__bpf_trace_##name(args); \
 			preempt_enable_no_resched(); \
 		} \
 	}
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
+	__TRACEPOINT_CALLS(name, PARAMS(proto), PARAMS(args), )
 /*
  * Linux registers the syscalls:* probes on raw_syscalls' tracepoints only
  * while one of those events is enabled; here the probe is called only for a
@@ -296,6 +304,10 @@ static __always_inline u64 ftrace_syscall_exit_wanted(struct pt_regs *regs, long
 			preempt_enable_no_resched(); \
 		} \
 	}
+#undef TRACE_EVENT_BLK
+#define TRACE_EVENT_BLK(name, probe, proto, args, tstruct, assign, print) \
+	void blk_add_trace_##probe(proto); \
+	__TRACEPOINT_CALLS(name, PARAMS(proto), PARAMS(args), blk_add_trace_##probe(args);)
 #include "events.h"
 #undef TRACE_EVENT
 #endif

@@ -214,6 +214,16 @@ union bpf_attr {
 		};
 		__u64		flags;
 	};
+	struct {	/* BPF_MAP_*_BATCH */
+		__aligned_u64	in_batch;	/* start the batch from here (NULL: the first) */
+		__aligned_u64	out_batch;	/* where the next batch starts */
+		__aligned_u64	keys;
+		__aligned_u64	values;
+		__u32		count;		/* in: the room in keys/values; out: the elements done */
+		__u32		map_fd;
+		__u64		elem_flags;
+		__u64		flags;
+	} batch;
 	struct {	/* BPF_PROG_LOAD */
 		__u32		prog_type;
 		__u32		insn_cnt;
@@ -436,6 +446,8 @@ enum bpf_func_id {
 	BPF_FUNC_ringbuf_discard = 133, BPF_FUNC_ringbuf_query = 134,
 	BPF_FUNC_seq_printf = 126, BPF_FUNC_seq_write = 127, BPF_FUNC_d_path = 147,
 	BPF_FUNC_ktime_get_coarse_ns = 160, BPF_FUNC_for_each_map_elem = 164, BPF_FUNC_loop = 181,
+	BPF_FUNC_get_numa_node_id = 42, BPF_FUNC_jiffies64 = 118, BPF_FUNC_ktime_get_boot_ns = 125,
+	BPF_FUNC_map_lookup_percpu_elem = 195, BPF_FUNC_ktime_get_tai_ns = 208,
 	__BPF_FUNC_MAX_ID = 210,
 };
 

@@ -99,6 +99,17 @@ static noinline void *percpu_array_map_lookup_elem(struct bpf_map *map, void *ke
 	return elem ? elem + (u64)array->elem_size * smp_processor_id() : NULL;
 }
 
+static noinline void *percpu_array_map_lookup_percpu_elem(struct bpf_map *map, void *key, u32 cpu)
+{
+	struct bpf_array *array = container_of(map, struct bpf_array, map);
+	char *elem;
+
+	if (cpu >= (u32)nr_cpu_ids)
+		return NULL;
+	elem = array_elem(map, key);
+	return elem ? elem + (u64)array->elem_size * cpu : NULL;
+}
+
 static int array_update_check(struct bpf_map *map, void *key, u64 map_flags)
 {
 	if (unlikely((map_flags & ~BPF_F_LOCK) > BPF_EXIST))
@@ -279,6 +290,8 @@ const struct bpf_map_ops array_map_ops = {
 	.map_direct_value_meta = array_map_direct_value_meta,
 	.map_check_btf = array_map_check_btf,
 	.map_for_each_callback = bpf_for_each_array_elem,
+	.map_lookup_batch = generic_map_lookup_batch,
+	.map_update_batch = generic_map_update_batch,
 };
 
 const struct bpf_map_ops percpu_array_map_ops = {
@@ -293,6 +306,9 @@ const struct bpf_map_ops percpu_array_map_ops = {
 	.map_update_percpu = percpu_array_update_all,
 	.map_check_btf = array_map_check_btf,
 	.map_for_each_callback = bpf_for_each_array_elem,
+	.map_lookup_percpu_elem = percpu_array_map_lookup_percpu_elem,
+	.map_lookup_batch = generic_map_lookup_batch,
+	.map_update_batch = generic_map_update_batch,
 };
 
 /* ---- BPF_MAP_TYPE_PERF_EVENT_ARRAY: a struct bpf_event_entry pointer per index ---- */

@@ -247,6 +247,17 @@ static void *htab_percpu_map_lookup_elem(struct bpf_map *map, void *key)
 	return l ? elem_value(htab, l) + (u64)htab->value_stride * smp_processor_id() : NULL;
 }
 
+static noinline void *htab_percpu_map_lookup_percpu_elem(struct bpf_map *map, void *key, u32 cpu)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l;
+
+	if (cpu >= (u32)nr_cpu_ids)
+		return NULL;
+	l = __htab_map_lookup_elem(map, key);
+	return l ? elem_value(htab, l) + (u64)htab->value_stride * cpu : NULL;
+}
+
 /* A free element: NULL when the map is full, ERR_PTR(-ENOMEM) when there is no memory for one. */
 static noinline struct htab_elem *alloc_htab_elem(struct bpf_htab *htab)
 {
@@ -424,6 +435,13 @@ static __always_inline struct htab_elem *htab_unlink_key(struct bpf_map *map, vo
 	return l;
 }
 
+/* an element unlinked from its bucket back on the free list (or freed) */
+static __always_inline void htab_put_unlinked(struct bpf_htab *htab, struct htab_elem *l)
+{
+	__atomic_sub_fetch(&htab->count, 1, __ATOMIC_RELAXED);
+	free_htab_elem(htab, l);
+}
+
 static long htab_map_delete_elem(struct bpf_map *map, void *key)
 {
 	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
@@ -431,8 +449,7 @@ static long htab_map_delete_elem(struct bpf_map *map, void *key)
 
 	if (!l)
 		return -ENOENT;
-	__atomic_sub_fetch(&htab->count, 1, __ATOMIC_RELAXED);
-	free_htab_elem(htab, l);
+	htab_put_unlinked(htab, l);
 	return 0;
 }
 
@@ -516,6 +533,20 @@ static void *htab_lru_percpu_map_lookup_elem(struct bpf_map *map, void *key)
 		return NULL;
 	bpf_lru_node_set_ref(elem_lru_node(l));
 	return elem_value(htab, l) + (u64)htab->value_stride * smp_processor_id();
+}
+
+static noinline void *htab_lru_percpu_map_lookup_percpu_elem(struct bpf_map *map, void *key, u32 cpu)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l;
+
+	if (cpu >= (u32)nr_cpu_ids)
+		return NULL;
+	l = __htab_map_lookup_elem(map, key);
+	if (!l)
+		return NULL;
+	bpf_lru_node_set_ref(elem_lru_node(l));
+	return elem_value(htab, l) + (u64)htab->value_stride * cpu;
 }
 
 /* htab_lru_map_gen_lookup(): the search called directly, the ref bit set inline */
@@ -656,6 +687,7 @@ static notrace int htab_lru_percpu_update_all(struct bpf_map *map, void *key, vo
 	return __htab_lru_percpu_map_update_elem(map, key, value, map_flags, true);
 }
 
+
 static long htab_lru_map_delete_elem(struct bpf_map *map, void *key)
 {
 	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
@@ -711,6 +743,138 @@ static noinline long bpf_for_each_hash_elem(struct bpf_map *map, bpf_callback_t 
 	return num_elems;
 }
 
+/*
+ * BPF_MAP_LOOKUP_BATCH and BPF_MAP_LOOKUP_AND_DELETE_BATCH: whole buckets from the bucket
+ * in_batch names (the first when NULL), as many as fit in count elements (ENOSPC when not even
+ * the first does), copied out of the bucket under its lock and then to the user (no user copy
+ * under a lock); out_batch the next bucket, count the elements copied; ENOENT once the last
+ * bucket is done.  Deleted elements go back after their bucket's lock is dropped.
+ */
+static noinline int __htab_map_lookup_and_delete_batch(struct bpf_map *map, const union bpf_attr *attr,
+						       union bpf_attr *uattr, bool do_delete, bool is_lru_map,
+						       bool is_percpu)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	u32 bucket_cnt, total, key_size, value_size, batch, bucket_size;
+	char *keys = NULL, *values = NULL, *dst_key, *dst_val;
+	void *ubatch = (void *)attr->batch.in_batch;
+	struct htab_elem *node_to_free = NULL, *l, *next;
+	unsigned long flags;
+	struct bucket *b;
+	long max_count;
+	int ret = 0;
+
+	if (attr->batch.flags)
+		return -EINVAL;
+	max_count = bpf_map_batch_start(attr, uattr);
+	if (max_count <= 0)
+		return max_count;
+	batch = 0;
+	if (ubatch && copy_from_user(&batch, ubatch, sizeof(batch)))
+		return -EFAULT;
+	if (batch >= htab->n_buckets)
+		return -ENOENT;
+	key_size = map->key_size;
+	value_size = is_percpu ? htab->value_stride * bpf_num_possible_cpus() : map->value_size;
+	total = 0;
+	bucket_size = 5;	/* (6.1's guess: buckets rarely hold more) */
+alloc:
+	keys = kmalloc((u64)key_size * bucket_size, GFP_KERNEL);
+	values = kmalloc((u64)value_size * bucket_size, GFP_KERNEL);
+	if (!keys || !values) {
+		ret = -ENOMEM;
+		goto after_loop;
+	}
+again:
+	dst_key = keys;
+	dst_val = values;
+	b = &htab->buckets[batch];
+	flags = _raw_spin_lock_irqsave(&b->lock);
+	bucket_cnt = 0;
+	for (l = b->head; l; l = l->next)
+		bucket_cnt++;
+	if (bucket_cnt > (u32)max_count - total) {
+		if (total == 0)
+			ret = -ENOSPC;
+		_raw_spin_unlock_irqrestore(&b->lock, flags);
+		goto after_loop;
+	}
+	if (bucket_cnt > bucket_size) {
+		bucket_size = bucket_cnt;
+		_raw_spin_unlock_irqrestore(&b->lock, flags);
+		kfree(keys);
+		kfree(values);
+		goto alloc;
+	}
+	for (l = b->head; l; l = next) {
+		next = l->next;
+		memcpy(dst_key, l->key, key_size);
+		/* a per-cpu element's values are round_up(value_size, 8) apart, as the user's */
+		memcpy(dst_val, elem_value(htab, l), value_size);
+		if (do_delete) {
+			unlink_elem(b, l);
+			l->next = node_to_free;
+			node_to_free = l;
+		}
+		dst_key += key_size;
+		dst_val += value_size;
+	}
+	_raw_spin_unlock_irqrestore(&b->lock, flags);
+	while (node_to_free) {
+		l = node_to_free;
+		node_to_free = l->next;
+		if (is_lru_map)
+			bpf_lru_push_free(&htab->lru_lists, elem_lru_node(l));
+		else
+			htab_put_unlinked(htab, l);
+	}
+	if (bucket_cnt && (copy_to_user((char *)attr->batch.keys + (u64)total * key_size, keys,
+					(u64)key_size * bucket_cnt) ||
+			   copy_to_user((char *)attr->batch.values + (u64)total * value_size, values,
+					(u64)value_size * bucket_cnt))) {
+		ret = -EFAULT;
+		goto after_loop;
+	}
+	total += bucket_cnt;
+	batch++;
+	if (batch >= htab->n_buckets) {
+		ret = -ENOENT;
+		goto after_loop;
+	}
+	goto again;
+after_loop:
+	if (ret != -EFAULT &&
+	    (copy_to_user((void *)attr->batch.out_batch, &batch, sizeof(batch)) ||
+	     copy_to_user(&uattr->batch.count, &total, sizeof(total))))
+		ret = -EFAULT;
+	kfree(keys);
+	kfree(values);
+	return ret;
+}
+
+#define HTAB_BATCH_OPS(_name, lru, percpu)								\
+static noinline int _name##_map_lookup_batch(struct bpf_map *map, const union bpf_attr *attr,		\
+					      union bpf_attr *uattr)					\
+{													\
+	return __htab_map_lookup_and_delete_batch(map, attr, uattr, false, lru, percpu);		\
+}													\
+static noinline int _name##_map_lookup_and_delete_batch(struct bpf_map *map, const union bpf_attr *attr, \
+							 union bpf_attr *uattr)				\
+{													\
+	return __htab_map_lookup_and_delete_batch(map, attr, uattr, true, lru, percpu);			\
+}
+HTAB_BATCH_OPS(htab, false, false)
+HTAB_BATCH_OPS(htab_percpu, false, true)
+HTAB_BATCH_OPS(htab_lru, true, false)
+HTAB_BATCH_OPS(htab_lru_percpu, true, true)
+
+/* (6.1's BATCH_OPS) */
+#define BATCH_OPS(_name)						\
+	.map_lookup_batch = _name##_map_lookup_batch,			\
+	.map_lookup_and_delete_batch = _name##_map_lookup_and_delete_batch, \
+	.map_update_batch = generic_map_update_batch,			\
+	.map_delete_batch = generic_map_delete_batch
+
 const struct bpf_map_ops htab_map_ops = {
 	.map_gen_lookup = htab_map_gen_lookup,
 	.map_alloc_check = htab_map_alloc_check,
@@ -721,6 +885,7 @@ const struct bpf_map_ops htab_map_ops = {
 	.map_update_elem = htab_map_update_elem,
 	.map_delete_elem = htab_map_delete_elem,
 	.map_for_each_callback = bpf_for_each_hash_elem,
+	BATCH_OPS(htab),
 };
 
 const struct bpf_map_ops htab_percpu_map_ops = {
@@ -734,6 +899,8 @@ const struct bpf_map_ops htab_percpu_map_ops = {
 	.map_lookup_percpu = htab_percpu_lookup_all,
 	.map_update_percpu = htab_percpu_update_all,
 	.map_for_each_callback = bpf_for_each_hash_elem,
+	BATCH_OPS(htab_percpu),
+	.map_lookup_percpu_elem = htab_percpu_map_lookup_percpu_elem,
 };
 
 const struct bpf_map_ops htab_lru_map_ops = {
@@ -747,6 +914,7 @@ const struct bpf_map_ops htab_lru_map_ops = {
 	.map_update_elem = htab_lru_map_update_elem,
 	.map_delete_elem = htab_lru_map_delete_elem,
 	.map_for_each_callback = bpf_for_each_hash_elem,
+	BATCH_OPS(htab_lru),
 };
 
 const struct bpf_map_ops htab_lru_percpu_map_ops = {
@@ -760,4 +928,6 @@ const struct bpf_map_ops htab_lru_percpu_map_ops = {
 	.map_lookup_percpu = htab_percpu_lookup_all,
 	.map_update_percpu = htab_lru_percpu_update_all,
 	.map_for_each_callback = bpf_for_each_hash_elem,
+	BATCH_OPS(htab_lru_percpu),
+	.map_lookup_percpu_elem = htab_lru_percpu_map_lookup_percpu_elem,
 };

@@ -40,6 +40,19 @@ const struct bpf_func_proto bpf_map_delete_elem_proto = {
 	.arg_type = { ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY },
 };
 
+/* cpu's value of a per-cpu map (hash, LRU hash, array): NULL for a cpu past the last */
+BPF_CALL_x(bpf_map_lookup_percpu_elem)
+{
+	struct bpf_map *map = (struct bpf_map *)r1;
+
+	return (u64)map->ops->map_lookup_percpu_elem(map, (void *)r2, (u32)r3);
+}
+const struct bpf_func_proto bpf_map_lookup_percpu_elem_proto = {
+	.func = bpf_map_lookup_percpu_elem,
+	.ret_type = RET_PTR_TO_MAP_VALUE_OR_NULL,
+	.arg_type = { ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING },
+};
+
 BPF_CALL_x(bpf_get_smp_processor_id)
 {
 	return smp_processor_id();
@@ -58,6 +71,45 @@ BPF_CALL_x(bpf_ktime_get_ns)
 }
 const struct bpf_func_proto bpf_ktime_get_ns_proto = {
 	.func = bpf_ktime_get_ns,
+	.ret_type = RET_INTEGER,
+};
+
+/* ktime_get_boot_fast_ns(): the same clock plus offs_boot (kernel.h's tk_offs()) */
+BPF_CALL_x(bpf_ktime_get_boot_ns)
+{
+	return trace_clock_local(this_cpu()) + tk_offs(TK_OFFS_BOOT);
+}
+const struct bpf_func_proto bpf_ktime_get_boot_ns_proto = {
+	.func = bpf_ktime_get_boot_ns,
+	.ret_type = RET_INTEGER,
+};
+
+/* ktime_get_tai_fast_ns(): the same clock plus CLOCK_TAI's offset */
+BPF_CALL_x(bpf_ktime_get_tai_ns)
+{
+	return trace_clock_local(this_cpu()) + tk_offs(TK_OFFS_TAI);
+}
+const struct bpf_func_proto bpf_ktime_get_tai_ns_proto = {
+	.func = bpf_ktime_get_tai_ns,
+	.ret_type = RET_INTEGER,
+};
+
+BPF_CALL_x(bpf_jiffies64)
+{
+	return get_jiffies_64();
+}
+const struct bpf_func_proto bpf_jiffies64_proto = {
+	.func = bpf_jiffies64,
+	.ret_type = RET_INTEGER,
+};
+
+/* one memory node (no NUMA) */
+BPF_CALL_x(bpf_get_numa_node_id)
+{
+	return numa_node_id();
+}
+const struct bpf_func_proto bpf_get_numa_node_id_proto = {
+	.func = bpf_get_numa_node_id,
 	.ret_type = RET_INTEGER,
 };
 
@@ -135,10 +187,18 @@ const struct bpf_func_proto *bpf_base_func_proto(int func_id)
 		return &bpf_map_delete_elem_proto;
 	case BPF_FUNC_get_prandom_u32:
 		return &bpf_get_prandom_u32_proto;
+	case BPF_FUNC_map_lookup_percpu_elem:
+		return &bpf_map_lookup_percpu_elem_proto;
 	case BPF_FUNC_get_smp_processor_id:
 		return &bpf_get_smp_processor_id_proto;
+	case BPF_FUNC_get_numa_node_id:
+		return &bpf_get_numa_node_id_proto;
 	case BPF_FUNC_ktime_get_ns:
 		return &bpf_ktime_get_ns_proto;
+	case BPF_FUNC_ktime_get_boot_ns:
+		return &bpf_ktime_get_boot_ns_proto;
+	case BPF_FUNC_ktime_get_tai_ns:
+		return &bpf_ktime_get_tai_ns_proto;
 	case BPF_FUNC_ringbuf_output:
 		return &bpf_ringbuf_output_proto;
 	case BPF_FUNC_ringbuf_reserve:
@@ -153,6 +213,8 @@ const struct bpf_func_proto *bpf_base_func_proto(int func_id)
 	if (!capable(CAP_BPF) && !capable(CAP_SYS_ADMIN))	/* (bpf_capable()) */
 		return NULL;
 	switch (func_id) {
+	case BPF_FUNC_jiffies64:
+		return &bpf_jiffies64_proto;
 	case BPF_FUNC_loop:
 		return &bpf_loop_proto;
 	case BPF_FUNC_for_each_map_elem:

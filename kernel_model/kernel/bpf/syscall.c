@@ -378,6 +378,15 @@ static void *copy_map_key(u64 ukey, u32 size)
 	return ukey ? (void *)(long)-EINVAL : NULL;
 }
 
+/* map_get_sys_perms(): what the syscall may do through the map's file f: its mode, less what
+ * the map's flags take away */
+static __always_inline bool map_sys_may(const struct bpf_map *map, const struct file *f, bool write)
+{
+	if (write)
+		return (f->f_mode & FMODE_WRITE) && !(map->map_flags & BPF_F_RDONLY);
+	return (f->f_mode & FMODE_READ) && !(map->map_flags & BPF_F_WRONLY);
+}
+
 /* The map of an element command, if the fd may (FMODE_READ/WRITE, map flags), and the key. */
 static notrace struct bpf_map *elem_map_and_key(union bpf_attr *attr, bool write, void **keyp)
 {
@@ -386,8 +395,7 @@ static notrace struct bpf_map *elem_map_and_key(union bpf_attr *attr, bool write
 
 	if (IS_ERR(map))
 		return map;
-	if (write ? !(f->f_mode & FMODE_WRITE) || (map->map_flags & BPF_F_RDONLY)
-		  : !(f->f_mode & FMODE_READ) || (map->map_flags & BPF_F_WRONLY))
+	if (!map_sys_may(map, f, write))
 		return (void *)(long)-EPERM;
 	if (!write && (attr->flags & BPF_F_LOCK))	/* no value here has a bpf_spin_lock */
 		return (void *)(long)-EINVAL;
@@ -397,11 +405,32 @@ static notrace struct bpf_map *elem_map_and_key(union bpf_attr *attr, bool write
 	return map;
 }
 
+/* bpf_map_copy_value(): key's value as the syscall gives it (every possible cpu's for a per-cpu
+ * map, a stack map's frames): -ENOENT without one */
+static noinline int bpf_map_copy_value(struct bpf_map *map, void *key, void *value, u64 flags)
+{
+	unsigned long irqflags;
+	void *ptr;
+
+	if (map->ops->map_fd_update_elem)
+		return -ENOTSUPP;	/* an fd array without map_fd_sys_lookup_elem */
+	if (map->ops->map_lookup_percpu)
+		return map->ops->map_lookup_percpu(map, key, value);
+	if (map->map_type == BPF_MAP_TYPE_STACK_TRACE)
+		return bpf_stackmap_copy(map, key, value);
+	irqflags = arch_local_irq_save();
+	ptr = map->ops->map_lookup_elem_sys_only ? map->ops->map_lookup_elem_sys_only(map, key)
+						 : map->ops->map_lookup_elem(map, key);
+	if (ptr && !IS_ERR(ptr))
+		memcpy(value, ptr, map->value_size);
+	arch_local_irq_restore(irqflags);
+	return IS_ERR(ptr) ? PTR_ERR(ptr) : ptr ? 0 : -ENOENT;
+}
+
 static int map_lookup_elem(union bpf_attr *attr)
 {
 	struct bpf_map *map;
-	void *key, *value, *ptr;
-	u32 value_size;
+	void *key, *value;
 	int err;
 
 	if (CHECK_ATTR(attr, flags))
@@ -411,32 +440,29 @@ static int map_lookup_elem(union bpf_attr *attr)
 	map = elem_map_and_key(attr, false, &key);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
-	value_size = bpf_map_value_size(map);
-	value = kmalloc(value_size, GFP_KERNEL);
+	value = kmalloc(bpf_map_value_size(map), GFP_KERNEL);
 	err = -ENOMEM;
 	if (!value)
 		goto free_key;
-	if (map->ops->map_fd_update_elem) {
-		err = -ENOTSUPP;	/* an fd array without map_fd_sys_lookup_elem */
-	} else if (map->ops->map_lookup_percpu) {
-		err = map->ops->map_lookup_percpu(map, key, value);
-	} else if (map->map_type == BPF_MAP_TYPE_STACK_TRACE) {
-		err = bpf_stackmap_copy(map, key, value);
-	} else {
-		unsigned long flags = arch_local_irq_save();
-		ptr = map->ops->map_lookup_elem_sys_only ? map->ops->map_lookup_elem_sys_only(map, key)
-							 : map->ops->map_lookup_elem(map, key);
-		if (ptr && !IS_ERR(ptr))
-			memcpy(value, ptr, value_size);
-		arch_local_irq_restore(flags);
-		err = IS_ERR(ptr) ? PTR_ERR(ptr) : ptr ? 0 : -ENOENT;
-	}
-	if (!err && copy_to_user((void *)attr->value, value, value_size))
+	err = bpf_map_copy_value(map, key, value, attr->flags);
+	if (!err && copy_to_user((void *)attr->value, value, bpf_map_value_size(map)))
 		err = -EFAULT;
 	kfree(value);
 free_key:
 	kfree(key);
 	return err;
+}
+
+/* bpf_map_update_value(): the syscall's update (an fd array's value is an fd, through the
+ * map's file map_file; a per-cpu map's every possible cpu's) */
+static __always_inline int bpf_map_update_value(struct bpf_map *map, struct file *map_file, void *key, void *value,
+						u64 flags)
+{
+	if (map->ops->map_fd_update_elem)
+		return map->ops->map_fd_update_elem(map, map_file, key, value, flags);
+	if (map->ops->map_update_percpu)
+		return map->ops->map_update_percpu(map, key, value, flags);
+	return map->ops->map_update_elem(map, key, value, flags);
 }
 
 static int map_update_elem(union bpf_attr *attr)
@@ -456,12 +482,7 @@ static int map_update_elem(union bpf_attr *attr)
 		kfree(key);
 		return PTR_ERR(value);
 	}
-	if (map->ops->map_fd_update_elem)
-		err = map->ops->map_fd_update_elem(map, f, key, value, attr->flags);
-	else if (map->ops->map_update_percpu)
-		err = map->ops->map_update_percpu(map, key, value, attr->flags);
-	else
-		err = map->ops->map_update_elem(map, key, value, attr->flags);
+	err = bpf_map_update_value(map, f, key, value, attr->flags);
 	kfree(value);
 	kfree(key);
 	return err;
@@ -495,7 +516,7 @@ static int map_get_next_key(union bpf_attr *attr)
 	map = map_from_fd(attr->map_fd, &f);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
-	if (!(f->f_mode & FMODE_READ) || (map->map_flags & BPF_F_WRONLY))
+	if (!map_sys_may(map, f, false))
 		return -EPERM;
 	if (attr->key) {
 		key = copy_map_key(attr->key, map->key_size);
@@ -512,6 +533,156 @@ static int map_get_next_key(union bpf_attr *attr)
 	}
 	kfree(key);
 	return err;
+}
+
+/* ---- batches (BPF_MAP_*_BATCH): many elements a call (bpf_map_batch_start(): bpf.h) ---- */
+
+noinline int generic_map_delete_batch(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	char *keys = (char *)attr->batch.keys;
+	long max_count = bpf_map_batch_start(attr, uattr);
+	int err = 0;
+	u32 cp;
+	void *key;
+
+	if (max_count <= 0)
+		return max_count;
+	key = kmalloc(map->key_size, GFP_KERNEL);
+	if (!key)
+		return -ENOMEM;
+	for (cp = 0; cp < max_count; cp++) {
+		err = -EFAULT;
+		if (copy_from_user(key, keys + (u64)cp * map->key_size, map->key_size))
+			break;
+		err = map->ops->map_delete_elem(map, key);
+		if (err)
+			break;
+	}
+	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)))
+		err = -EFAULT;
+	kfree(key);
+	return err;
+}
+
+noinline int generic_map_update_batch(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	char *values = (char *)attr->batch.values, *keys = (char *)attr->batch.keys;
+	struct file *map_file = fget_borrowed(attr->batch.map_fd);	/* (bpf_map_do_batch's) */
+	long max_count = bpf_map_batch_start(attr, uattr);
+	u32 value_size = bpf_map_value_size(map), cp;
+	void *key, *value;
+	int err = 0;
+
+	if (max_count <= 0)
+		return max_count;
+	key = kmalloc(map->key_size, GFP_KERNEL);
+	if (!key)
+		return -ENOMEM;
+	value = kmalloc(value_size, GFP_KERNEL);
+	if (!value) {
+		kfree(key);
+		return -ENOMEM;
+	}
+	for (cp = 0; cp < max_count; cp++) {
+		err = -EFAULT;
+		if (copy_from_user(key, keys + (u64)cp * map->key_size, map->key_size) ||
+		    copy_from_user(value, values + (u64)cp * value_size, value_size))
+			break;
+		err = bpf_map_update_value(map, map_file, key, value, attr->batch.elem_flags);
+		if (err)
+			break;
+	}
+	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)))
+		err = -EFAULT;
+	kfree(value);
+	kfree(key);
+	return err;
+}
+
+/* The elements after in_batch's key in get_next_key's order (from the first when NULL), as many
+ * as count; out_batch the last key copied.  ENOENT at the end, with what was copied. */
+noinline int generic_map_lookup_batch(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	char *uobatch = (char *)attr->batch.out_batch, *ubatch = (char *)attr->batch.in_batch;
+	char *values = (char *)attr->batch.values, *keys = (char *)attr->batch.keys;
+	char *buf, *buf_prevkey, *prev_key, *key, *value, *tmp;
+	long max_count = bpf_map_batch_start(attr, uattr);
+	u32 value_size = bpf_map_value_size(map), cp;
+	int err;
+
+	if (max_count <= 0)
+		return max_count;
+	buf_prevkey = kmalloc(map->key_size, GFP_KERNEL);
+	if (!buf_prevkey)
+		return -ENOMEM;
+	buf = kmalloc(map->key_size + value_size, GFP_KERNEL);
+	if (!buf) {
+		kfree(buf_prevkey);
+		return -ENOMEM;
+	}
+	err = -EFAULT;
+	prev_key = NULL;
+	if (ubatch && copy_from_user(buf_prevkey, ubatch, map->key_size))
+		goto free_buf;
+	key = buf;
+	value = key + map->key_size;
+	if (ubatch)
+		prev_key = buf_prevkey;
+	for (cp = 0; cp < max_count;) {
+		err = map->ops->map_get_next_key(map, prev_key, key);
+		if (err)
+			break;
+		err = bpf_map_copy_value(map, key, value, attr->batch.elem_flags);
+		if (err == -ENOENT)
+			goto next_key;	/* (deleted since) */
+		if (err)
+			goto free_buf;
+		if (copy_to_user(keys + (u64)cp * map->key_size, key, map->key_size) ||
+		    copy_to_user(values + (u64)cp * value_size, value, value_size)) {
+			err = -EFAULT;
+			goto free_buf;
+		}
+		cp++;
+next_key:
+		if (!prev_key)
+			prev_key = buf_prevkey;
+		tmp = prev_key;
+		prev_key = key;
+		key = tmp;
+	}
+	if (copy_to_user(&uattr->batch.count, &cp, sizeof(cp)) ||
+	    (cp && copy_to_user(uobatch, prev_key, map->key_size)))
+		err = -EFAULT;
+free_buf:
+	kfree(buf_prevkey);
+	kfree(buf);
+	return err;
+}
+
+/* bpf_map_do_batch(): the map's batch operation of cmd, if the fd may read (lookups) and write
+ * (the others); ENOTSUPP for a map without it */
+static noinline int bpf_map_do_batch(const union bpf_attr *attr, union bpf_attr *uattr, int cmd)
+{
+	bool has_read = cmd == BPF_MAP_LOOKUP_BATCH || cmd == BPF_MAP_LOOKUP_AND_DELETE_BATCH;
+	bool has_write = cmd != BPF_MAP_LOOKUP_BATCH;
+	int (*fn)(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr);
+	struct file *f = NULL;
+	struct bpf_map *map;
+
+	if (CHECK_ATTR(attr, batch))
+		return -EINVAL;
+	map = map_from_fd(attr->batch.map_fd, &f);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	if ((has_read && !map_sys_may(map, f, false)) || (has_write && !map_sys_may(map, f, true)))
+		return -EPERM;
+	fn = cmd == BPF_MAP_LOOKUP_BATCH ? map->ops->map_lookup_batch
+	   : cmd == BPF_MAP_LOOKUP_AND_DELETE_BATCH ? map->ops->map_lookup_and_delete_batch
+	   : cmd == BPF_MAP_UPDATE_BATCH ? map->ops->map_update_batch
+	   : map->ops->map_delete_batch;
+	if (!fn)
+		return -ENOTSUPP;
+	return fn(map, attr, uattr);
 }
 
 /* ---- program objects ---- */
@@ -1381,6 +1552,11 @@ static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size
 		return map_delete_elem(&attr);
 	case BPF_MAP_GET_NEXT_KEY:
 		return map_get_next_key(&attr);
+	case BPF_MAP_LOOKUP_BATCH:
+	case BPF_MAP_LOOKUP_AND_DELETE_BATCH:
+	case BPF_MAP_UPDATE_BATCH:
+	case BPF_MAP_DELETE_BATCH:
+		return bpf_map_do_batch(&attr, uattr, cmd);
 	case BPF_PROG_LOAD:
 		return bpf_prog_load(&attr, uattr);
 	case BPF_OBJ_GET_INFO_BY_FD:

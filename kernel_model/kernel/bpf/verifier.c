@@ -2838,6 +2838,11 @@ static int check_map_func_compatibility(struct bpf_verifier_env *env, struct bpf
 		if (map->map_type != BPF_MAP_TYPE_RINGBUF)
 			goto error;
 		break;
+	case BPF_FUNC_map_lookup_percpu_elem:
+		if (map->map_type != BPF_MAP_TYPE_PERCPU_ARRAY && map->map_type != BPF_MAP_TYPE_PERCPU_HASH &&
+		    map->map_type != BPF_MAP_TYPE_LRU_PERCPU_HASH)
+			goto error;
+		break;
 	}
 	return 0;
 error:
@@ -3036,7 +3041,8 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		}
 	}
 	if (func_id == BPF_FUNC_map_lookup_elem || func_id == BPF_FUNC_map_update_elem ||
-	    func_id == BPF_FUNC_map_delete_elem || func_id == BPF_FUNC_for_each_map_elem) {	/* (record_func_map()) */
+	    func_id == BPF_FUNC_map_delete_elem || func_id == BPF_FUNC_for_each_map_elem ||
+	    func_id == BPF_FUNC_map_lookup_percpu_elem) {	/* (record_func_map()) */
 		struct bpf_insn_aux_data *aux = &env->insn_aux_data[*insn_idx_p];
 
 		if ((meta.map_ptr->map_flags & BPF_F_RDONLY_PROG) &&
@@ -4673,6 +4679,8 @@ static notrace int patch_program(struct bpf_verifier_env *env, u32 *new_len, str
 					direct = map->ops->map_delete_elem;
 				else if (insn->imm == BPF_FUNC_for_each_map_elem)
 					direct = map->ops->map_for_each_callback;
+				else if (insn->imm == BPF_FUNC_map_lookup_percpu_elem)
+					direct = map->ops->map_lookup_percpu_elem;
 			}
 			if (cnt) {
 				/* map_gen_lookup's patch */

@@ -42,28 +42,28 @@ FN_map_lookup_elem, FN_map_update_elem, FN_get_current_pid_tgid = 1, 2, 14
 PERF_COUNT_HW_INSTRUCTIONS = 1
 
 
-def _insn(code: int, dst: int = 0, src: int = 0, off: int = 0, imm: int = 0) -> bytes:
+def insn(code: int, dst: int = 0, src: int = 0, off: int = 0, imm: int = 0) -> bytes:
     return struct.pack("<BBhi", code, src << 4 | dst, off, imm)
 
 
-def _ld_map_fd(dst: int, fd: int) -> bytes:
-    return _insn(0x18, dst, 1, 0, fd) + _insn(0)
+def ld_map_fd(dst: int, fd: int) -> bytes:
+    return insn(0x18, dst, 1, 0, fd) + insn(0)
 
 
 # r0 = 0; exit
-EMPTY = _insn(0xB7, 0) + _insn(0x95)
+EMPTY = insn(0xB7, 0) + insn(0x95)
 # key = tgid; value = lookup(map, &key); if value: *value += 1 (atomic) else update(map, &key, &1)
 COUNTING = b"".join((
-    _insn(0x85, imm=FN_get_current_pid_tgid), _insn(0x77, 0, imm=32),   # r0 >>= 32
-    _insn(0x63, 10, 0, -4),                                              # *(u32 *)(r10 - 4) = r0
-    _insn(0xBF, 2, 10), _insn(0x07, 2, imm=-4), _ld_map_fd(1, 3), _insn(0x85, imm=FN_map_lookup_elem),
-    _insn(0x15, 0, 0, 3, 0),                                             # if r0 == 0 goto new
-    _insn(0xB7, 1, imm=1), _insn(0xDB, 0, 1, 0, 0x00),                  # lock *(u64 *)r0 += 1
-    _insn(0x05, off=9),
-    _insn(0x7A, 10, 0, -16, 1),                                          # new: *(u64 *)(r10 - 16) = 1
-    _ld_map_fd(1, 3), _insn(0xBF, 2, 10), _insn(0x07, 2, imm=-4), _insn(0xBF, 3, 10), _insn(0x07, 3, imm=-16),
-    _insn(0xB7, 4, imm=0), _insn(0x85, imm=FN_map_update_elem),
-    _insn(0xB7, 0, imm=0), _insn(0x95),
+    insn(0x85, imm=FN_get_current_pid_tgid), insn(0x77, 0, imm=32),   # r0 >>= 32
+    insn(0x63, 10, 0, -4),                                              # *(u32 *)(r10 - 4) = r0
+    insn(0xBF, 2, 10), insn(0x07, 2, imm=-4), ld_map_fd(1, 3), insn(0x85, imm=FN_map_lookup_elem),
+    insn(0x15, 0, 0, 3, 0),                                             # if r0 == 0 goto new
+    insn(0xB7, 1, imm=1), insn(0xDB, 0, 1, 0, 0x00),                  # lock *(u64 *)r0 += 1
+    insn(0x05, off=9),
+    insn(0x7A, 10, 0, -16, 1),                                          # new: *(u64 *)(r10 - 16) = 1
+    ld_map_fd(1, 3), insn(0xBF, 2, 10), insn(0x07, 2, imm=-4), insn(0xBF, 3, 10), insn(0x07, 3, imm=-16),
+    insn(0xB7, 4, imm=0), insn(0x85, imm=FN_map_update_elem),
+    insn(0xB7, 0, imm=0), insn(0x95),
 ))
 
 

@@ -22,7 +22,8 @@ from types import ModuleType
 # name on the command line -> module in this package
 BENCHMARKS = {"boot": "boot", "off-cost": "offcost", "smp": "smp", "events": "events",
               "read": "read", "recipe": "recipe", "probes": "probes", "overhead-ladder": "ladder",
-              "mirror": "mirror", "progs": "progs", "perf": "perf", "bpf-jit": "bpf"}
+              "mirror": "mirror", "progs": "progs", "perf": "perf", "bpf-jit": "bpf",
+              "bpf-aggregation": "aggregation"}
 
 # the figure under which a benchmark that raised reports its error
 BROKEN = "(benchmark did not complete)"

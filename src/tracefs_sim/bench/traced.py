@@ -113,6 +113,9 @@ class RingDrain:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
+        # what takes the pages: handing them back unread, or a drain that keeps their records
+        # (the trace core's, for a trace_pipe reader)
+        self.keep: Callable[[], object] | None = None
         if machine.options.seed is None:
             self._thread = threading.Thread(target=self._loop, name="bench-ring-drain", daemon=True)
             self._thread.start()
@@ -151,7 +154,10 @@ class RingDrain:
             return
         try:
             self._count()
-            self._guest.drain(self._slot)
+            if self.keep is None:
+                self._guest.drain(self._slot)
+            else:
+                self.keep()
         finally:
             self._lock.release()
 

@@ -4,11 +4,11 @@ laid out by one function, for the top level and for every instance.
 """
 
 import errno
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Protocol, Unpack
 
-from ..namespace import (BTF_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_KMSG_VIEW, PROC_MOUNTS_VIEW, PROC_VERSION_VIEW, SYSCTL_KERNEL_VIEW,
+from ..namespace import (BLOCK_TRACE_VIEW, BTF_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_KMSG_VIEW, PROC_MOUNTS_VIEW, PROC_VERSION_VIEW, SYSCTL_KERNEL_VIEW,
                          SYSCTL_NET_CORE_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
@@ -376,6 +376,21 @@ def add_pmu_views(tree: Tree, pmus: dict[str, tuple[int, dict[str, str], dict[st
                 directory = tree.mkdir(pmu, subdir, _MODE_SYSFS_DIR)
                 for field, spec in entries.items():
                     tree.add_file(directory, field, _MODE_SYSFS_READ, read=_text(f"{spec}\n"))
+
+
+_MODE_BLK_TRACE_ATTR = 0o644   # BLK_TRACE_DEVICE_ATTR: S_IRUGO | S_IWUSR
+
+
+def add_block_trace_view(tree: Tree, disks: Mapping[str, Mapping[str, SysctlFile]]) -> None:
+    """`block-trace/DEV/`: each disk's blktrace attributes as /sys/block/DEV/trace/ shows them
+    (the kernel's: machine/blktrace.py), which the session binds there."""
+    if not disks:
+        return
+    views = tree.mkdir(_views_dir(tree), BLOCK_TRACE_VIEW, _MODE_SYSFS_DIR)
+    for disk, attrs in disks.items():
+        directory = tree.mkdir(views, disk, _MODE_SYSFS_DIR)
+        for name, attr in attrs.items():
+            tree.add_file(directory, name, _MODE_BLK_TRACE_ATTR, read=attr.read, write_at=attr.write_at)
 
 
 def add_btf_view(tree: Tree, btf: bytes) -> None:

@@ -9,8 +9,10 @@ TICK_NS = 4_000_000  # HZ=250, as Debian's kernel
 
 class LiveClock:
     def __init__(self) -> None:
-        # CLOCK_MONOTONIC at virtual time 0 (the native run loop reads the clock itself)
+        # CLOCK_MONOTONIC at virtual time 0 (the native run loop reads the clock itself), and
+        # CLOCK_BOOTTIME then (the two differ by the host's time suspended)
         self.zero_ns = time.monotonic_ns()
+        self.boottime_zero_ns = time.clock_gettime_ns(time.CLOCK_BOOTTIME) - (time.monotonic_ns() - self.zero_ns)
 
     def now(self) -> int:
         return time.monotonic_ns() - self.zero_ns

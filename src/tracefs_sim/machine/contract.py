@@ -378,6 +378,9 @@ class GuestTracingOps(Protocol):
     def comm_renames(self) -> list[tuple[int, int, str]]: ...  # (pid, ts, comm before), oldest first
     def set_recording(self, slot: int, on: bool) -> None: ...
     def is_recording(self, slot: int) -> bool: ...
+    @property
+    def has_blk_tracer(self) -> bool: ...  # the kernel has blktrace (kernel/blktrace.c)
+    def set_blk_tracer(self, on: bool) -> None: ...  # blk_tracer_enabled: blk is the top level's tracer
     def set_cpumask(self, slot: int, mask: int) -> None: ...
     def set_stopped(self, slot: int, stopped: bool) -> None: ...  # tracing_stop: no CPU records
     def set_stack_options(self, slot: int, kernel: bool, user: bool) -> None: ...  # stacktrace, userstacktrace

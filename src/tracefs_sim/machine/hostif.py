@@ -30,7 +30,9 @@ NMI_STACK = 88  # struct hostif_pmu's nmi_stack
 NMI_STACK_SIZE = 16384  # PMU_NMI_STACK_SIZE
 CPU_NOW_TSC = 184  # the host's TSC at now_ns (0: none) and its ns a tick, 32.32: native/runloop.c
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1000
-HOST_REQ_SPAWN, HOST_REQ_STDIN, HOST_REQ_TRACE_SLOT, HOST_REQ_TRACE_MARKER, HOST_REQ_SYSCTL = 0, 1, 2, 3, 4  # enum host_request_kind
+HOST_REQ_SPAWN, HOST_REQ_STDIN, HOST_REQ_TRACE_SLOT, HOST_REQ_TRACE_MARKER, HOST_REQ_SYSCTL, HOST_REQ_BLK_TRACE_ATTR = \
+    0, 1, 2, 3, 4, 5  # enum host_request_kind
+HOST_BLK_TRACE_STORE = 0x100  # a HOST_REQ_BLK_TRACE_ATTR's flags: a store, not a show
 # enum host_sysctl: the sysctls whose store the kernel makes
 HOST_SYSCTL_BPF_JIT_ENABLE, HOST_SYSCTL_BPF_STATS_ENABLED, HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED = 0, 1, 2
 HOST_SPAWN_STDIN = 1  # a spawn's flags: its stdin is the host's
@@ -56,6 +58,7 @@ class TaskLayout:
 
 BOOT_MONOTONIC_OFF = 80  # struct boot_params's boot_monotonic_ns (hostif.h)
 BOOT_POOL_BIG_OFF = 88  # its perf_pool_big_count, perf_pool_big_size
+BOOT_BOOTTIME_OFF = 104  # its boot_boottime_ns
 
 _ABI = {
     **{f"PORT_{name}": value for name, value in (
@@ -72,11 +75,13 @@ _ABI = {
     "HOST_REQ_SLOTS": HOST_REQ_SLOTS, "HOST_REQ_ARGV": HOST_REQ_ARGV, "sizeof(host_request)": HOST_REQ_SIZE,
     "HOST_SPAWN_STDIN": HOST_SPAWN_STDIN, "HOST_REQ_TRACE_SLOT": HOST_REQ_TRACE_SLOT,
     "HOST_REQ_TRACE_MARKER": HOST_REQ_TRACE_MARKER, "HOST_REQ_SYSCTL": HOST_REQ_SYSCTL,
+    "HOST_REQ_BLK_TRACE_ATTR": HOST_REQ_BLK_TRACE_ATTR, "HOST_BLK_TRACE_STORE": HOST_BLK_TRACE_STORE,
     "HOST_SYSCTL_BPF_JIT_ENABLE": HOST_SYSCTL_BPF_JIT_ENABLE,
     "HOST_SYSCTL_BPF_STATS_ENABLED": HOST_SYSCTL_BPF_STATS_ENABLED,
     "HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED": HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED,
     "hostif_hpet.deadline": HPET_DEADLINE, "hostif_hpet.cpu": HPET_CPU, "hostif_hpet.vector": HPET_VECTOR,
     "boot_params.boot_monotonic_ns": BOOT_MONOTONIC_OFF, "boot_params.perf_pool_big_count": BOOT_POOL_BIG_OFF,
+    "boot_params.boot_boottime_ns": BOOT_BOOTTIME_OFF,
     "hostif_pmu.nmi_stack": NMI_STACK, "PMU_NMI_STACK_SIZE": NMI_STACK_SIZE,
     # kernel.h, timer.h: a task's stack (its pt_regs at the top), the tick
     "THREAD_SIZE": THREAD_SIZE, "HZ": 10**9 // TICK_NS,
@@ -116,7 +121,7 @@ class HostInterface:
             "<10Q", BOOT_MAGIC, nr_cpus, ram_size, seed is not None, (seed or 0) & (2**64 - 1),
             WORKLOADS[workload], boot_realtime_ns, pool.base if pool else 0, pool.count if pool else 0,
             pool.region_size if pool else 0))
-        # the pool's big regions, after its boot_monotonic_ns (set_boot_monotonic())
+        # the pool's big regions, after its boot_monotonic_ns (set_boot_clocks())
         self.mem.write(self.boot_params + BOOT_POOL_BIG_OFF, struct.pack(
             "<2Q", pool.big_count if pool else 0, pool.big_size if pool else 0))
         for cpu in range(nr_cpus):
@@ -125,9 +130,11 @@ class HostInterface:
             self.mem.put_u64(pa + CPU_ID, cpu)
             self.mem.put_u64(pa + CPU_NEXT_EVENT, 2**64 - 1)
 
-    def set_boot_monotonic(self, zero_ns: int) -> None:
-        """The live clock's origin (CLOCK_MONOTONIC at its 0): boot_params.boot_monotonic_ns."""
-        self.mem.put_u64(self.boot_params + BOOT_MONOTONIC_OFF, zero_ns)
+    def set_boot_clocks(self, monotonic_ns: int, boottime_ns: int) -> None:
+        """The live clock's origin, the host's CLOCK_MONOTONIC and CLOCK_BOOTTIME at its 0:
+        boot_params.boot_monotonic_ns and boot_boottime_ns."""
+        self.mem.put_u64(self.boot_params + BOOT_MONOTONIC_OFF, monotonic_ns)
+        self.mem.put_u64(self.boot_params + BOOT_BOOTTIME_OFF, boottime_ns)
 
     def set_now(self, cpu: int, now_ns: int) -> None:
         self.mem.put_u64(self.percpu_pa(cpu) + CPU_NOW_NS, now_ns)
@@ -198,6 +205,13 @@ class HostInterface:
         """Queue the store of value (an int, parsed and range-checked) to the kernel's sysctl
         (enum host_sysctl); its answer comes at PORT_REPLY with seq. False if the mailbox is full."""
         return self._post(seq, HOST_REQ_SYSCTL, sysctl, b"", value & 0xFFFFFFFF)
+
+    def post_blk_trace_attr(self, seq: int, dev: int, attr: int, store_count: int | None) -> bool:
+        """Queue a show (store_count None) or a store of store_count bytes (already in the kernel's
+        blk_trace_attr_buf) of the blktrace attribute attr of the disk dev; its answer comes at
+        PORT_REPLY with seq. False if the mailbox is full."""
+        flags = attr | (0 if store_count is None else HOST_BLK_TRACE_STORE)
+        return self._post_sized(seq, HOST_REQ_BLK_TRACE_ATTR, dev, b"", store_count or 0, flags)
 
     def _post(self, req_id: int, kind: int, argc: int, payload: bytes, flags: int) -> bool:
         return self._post_sized(req_id, kind, argc, payload, len(payload), flags)

@@ -50,6 +50,7 @@ CONSOLE_KEEP, CONSOLE_LINE_MAX = 64 << 10, 4096
 BOOT_TIMEOUT = 20.0
 SPAWN_TIMEOUT = 20.0
 TRACE_MARKER_TEXT = 1024  # kernel/trace_marker.c's trace_marker_text: TRACE_BUF_SIZE
+BLK_TRACE_ATTR_BUF = 4096  # kernel/blktrace.c's blk_trace_attr_buf: a page, as sysfs's
 REPLY_TIMEOUT = 30.0  # the kernel's answer to a request with one (kthreadd may be busy spawning)
 # How long a tracefs access of a session's process waits for the kernel to catch up with what
 # that session did before: a kernel that retires nothing for the stall (paused, stopped) is
@@ -138,6 +139,7 @@ class Machine:
         self._reply_seq = itertools.count(1)
         self._replies: dict[int, int] = {}
         self._marker_lock = threading.Lock()
+        self._blk_attr_lock = threading.Lock()
         self._replied = threading.Condition()
         self._lock = threading.Lock()
         self._stopped = False
@@ -539,6 +541,24 @@ class Machine:
         range-checked by the writer), run by kthreadd as the writer's proc handler would run
         it, and say what it says (its log line, for bpf_jit_enable 2): 0, or -errno."""
         return self._kthreadd_answer(lambda seq: self._hostif.post_sysctl(seq, sysctl, value))
+
+    def blk_trace_attr_request(self, dev: int, attr: int, data: bytes | None) -> tuple[int, bytes]:
+        """Have the kernel show (data None) or store data to the blktrace attribute attr (0
+        enable, 1 act_mask, 2 pid, 3 start_lba, 4 end_lba) of the disk whose dev_t is dev
+        (kernel/blktrace.c sysfs_blk_trace_attr_show/store, run by kthreadd as a sysfs read or
+        write runs them): (its answer: the length shown, the count stored, or -errno; the text
+        shown)."""
+        where = kernel_virt_to_phys(self.image.addr("blk_trace_attr_buf"))
+        assert data is None or len(data) < BLK_TRACE_ATTR_BUF
+        with self._blk_attr_lock:   # one use of the kernel's buffer at a time
+
+            def post(seq: int) -> bool:
+                if data is not None:
+                    self._ram().write(where, data)
+                return self._hostif.post_blk_trace_attr(seq, dev, attr, None if data is None else len(data))
+            ret = self._kthreadd_answer(post)
+            shown = bytes(self._ram().read(where, ret)) if data is None and ret > 0 else b""
+        return ret, shown
 
     def _kthreadd_answer(self, post: Callable[[int], bool]) -> int:
         """A request kthreadd answers at PORT_REPLY (post(seq): put it in the mailbox, whether

@@ -141,7 +141,7 @@ class Runner:
         self.seeded = seeded
         self.clock: SeededClock | LiveClock = SeededClock() if seeded else LiveClock()
         if isinstance(self.clock, LiveClock):
-            hostif.set_boot_monotonic(self.clock.zero_ns)
+            hostif.set_boot_clocks(self.clock.zero_ns, self.clock.boottime_zero_ns)
         self._states = (CpuState * len(cpus))()  # one array: the native loop's cpus
         self.state = list(self._states)
         self._lock = threading.Condition()

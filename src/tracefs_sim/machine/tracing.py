@@ -505,6 +505,20 @@ class GuestTracing:
                                        self._control + self.layout.control_recording_ext, slot, on)
         self._machine.guest_op(apply)
 
+    @property
+    def has_blk_tracer(self) -> bool:
+        return self._image.lookup("blk_tracer_enabled") is not None
+
+    def set_blk_tracer(self, on: bool) -> None:
+        """blk_tracer_init()/blk_tracer_reset(): the kernel's blktrace probes write TRACE_BLK
+        records into the top-level buffer while on (kernel/blktrace.c's blk_tracer_enabled)."""
+        where = kernel_virt_to_phys(self._image.addr("blk_tracer_enabled"))
+
+        def apply() -> None:
+            if self._mem is not None:
+                self._mem.write(where, bytes([on]))
+        self._machine.guest_op(apply)
+
     def is_recording(self, slot: int) -> bool:
         """The slot's recording bit as the guest has it (traceon/traceoff probes flip it)."""
         self._check_slot(slot)

@@ -13,8 +13,6 @@ from ..machine.contract import TSC_KHZ  # x86-tsc counts the emulated CPU's TSC
 
 # USER_HZ: trace_clock_jiffies() reports jiffies converted to clock_t ticks.
 _USER_HZ = 100
-# TAI runs ahead of UTC by the leap seconds accumulated since 1972 (37 s since 2017).
-TAI_MINUS_UTC_NS = 37 * 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -30,9 +28,12 @@ class TraceClock:
 class TraceClocks:
     """The selectable clocks, in the order Linux 6.1 lists them on x86-64."""
 
-    def __init__(self, now_ns: Callable[[], int], *, realtime_at_boot_ns: int = 0):
+    def __init__(self, now_ns: Callable[[], int], *, realtime_at_boot_ns: int = 0, boottime_at_boot_ns: int = 0):
         """now_ns: the machine's virtual clock. realtime_at_boot_ns: wall-clock (UTC, ns since
-        the epoch) at virtual time 0, for the tai clock; a deterministic run passes a fixed value."""
+        the epoch) at virtual time 0, for the tai clock (TAI is UTC here, as on 6.1 until
+        adjtimex sets a TAI offset); boottime_at_boot_ns: the host's CLOCK_BOOTTIME then, for the
+        boot clock (the kernel's offs_boot: kernel.h's tk_offs()).  A deterministic run passes
+        fixed values."""
         counter = itertools.count(1)
         counter_lock = threading.Lock()
 
@@ -40,8 +41,6 @@ class TraceClocks:
             # Not a clock: a global increment, atomic across CPUs as atomic64_add_return().
             with counter_lock:
                 return next(counter)
-
-        tai_offset = realtime_at_boot_ns + TAI_MINUS_UTC_NS
 
         def same(ns: int) -> int:
             return ns
@@ -53,7 +52,10 @@ class TraceClocks:
             return ns * TSC_KHZ // 1_000_000
 
         def tai(ns: int) -> int:
-            return ns + tai_offset
+            return ns + realtime_at_boot_ns
+
+        def boot(ns: int) -> int:
+            return ns + boottime_at_boot_ns
 
         def derived(convert: Callable[[int], int]) -> Callable[[], int]:
             return lambda: convert(now_ns())
@@ -67,7 +69,7 @@ class TraceClocks:
             TraceClock("perf", True, now_ns, same),
             TraceClock("mono", True, now_ns, same),
             TraceClock("mono_raw", True, now_ns, same),
-            TraceClock("boot", True, now_ns, same),
+            TraceClock("boot", True, derived(boot), boot),
             TraceClock("tai", True, derived(tai), tai),
             TraceClock("x86-tsc", False, derived(tsc), tsc),
         )

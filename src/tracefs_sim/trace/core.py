@@ -30,7 +30,7 @@ from .function_profile import FunctionProfiler
 from .trace_synth import SynthEvent, SyntheticEvents
 from .trace_uprobe import UprobeEngine, UprobeEventOps
 from .tracing_nsecs import NsecsFile
-from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
+from .tracers import BLK, FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 from .trigger import TriggerTable
 
 
@@ -87,17 +87,20 @@ def _kernel_variables(machine: TracedMachine) -> dict[str, Callable[[], int]]:
 class TraceCore:
     def __init__(self, machine: TracedMachine, *, ftrace_sites: FtraceSites | None,
                  kprobe_engine: KprobeEngine | None, uprobe_engine: UprobeEngine | None = None,
-                 realtime_at_boot_ns: int = 0, written_code: WrittenCode | None = None):
+                 realtime_at_boot_ns: int = 0, boottime_at_boot_ns: int = 0,
+                 written_code: WrittenCode | None = None):
         """machine: what the tracing core traces; ftrace_sites: its function entries' sites
         (None: a kernel without function tracing); kprobe_engine: the probe engine kprobe
         events register with (None: no kprobe events); uprobe_engine: the one uprobe events
         register with (None: no uprobe events); realtime_at_boot_ns: the wall clock at
-        the machine's boot (the realtime trace clocks count from it); written_code: the code
+        the machine's boot (the realtime trace clocks count from it); boottime_at_boot_ns: the
+        host's CLOCK_BOOTTIME then (the boot clock counts from it); written_code: the code
         the kernel writes at run time (its BPF trampolines and programs), which the output names
         as kallsyms does."""
         image = machine.image
         self.registry = EventRegistry(image.events, image.tracepoint_strings, _kernel_variables(machine))
-        self.clocks = TraceClocks(machine.now_ns, realtime_at_boot_ns=realtime_at_boot_ns)
+        self.clocks = TraceClocks(machine.now_ns, realtime_at_boot_ns=realtime_at_boot_ns,
+                                  boottime_at_boot_ns=boottime_at_boot_ns)
         self.cmdlines = SavedCmdlines()
         self.guest = machine.tracing
         self.guest.set_event_ids([(event.desc, event.id) for event in self.registry.all_events()])
@@ -118,7 +121,8 @@ class TraceCore:
 
         self.globals = TraceGlobals(
             nr_cpus=machine.nr_cpus, clocks=self.clocks,
-            tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)),
+            tracers=TracerRegistry(((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)) +
+                                   ((BLK,) if self.guest.has_blk_tracer else ())),
             expansion=BufferExpansion(), registry=self.registry, guest=self.guest, cmdlines=self.cmdlines,
             symbolize=symbolize, kernel=kernel_identity(machine), ftrace=ftrace,
             irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up,

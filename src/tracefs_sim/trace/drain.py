@@ -26,6 +26,7 @@ from .cmdlines import SavedCmdlines
 from .event_control import EventFile
 from .events import TraceEvent
 from .filter import EventFilter
+from .blk_output import TRACE_BLK
 from .ftrace_records import FTRACE_RECORDS
 from .ring_buffer import Entry
 from .trace_array import TraceArray
@@ -259,9 +260,9 @@ class _Batch:
     def plan(self, event_type: int) -> object:
         file = self._files.get(event_type)
         if file is None:
-            # The function tracers' records: the guest wrote them only for this array's
-            # tracer, filters and ftrace pids; no event file governs them.
-            plan: object = _KEEP if event_type in FTRACE_RECORDS else _DROP
+            # The function tracers' and the blk tracer's records: the guest wrote them only for
+            # this array's tracer, filters and ftrace pids; no event file governs them.
+            plan: object = _KEEP if event_type in FTRACE_RECORDS or event_type == TRACE_BLK else _DROP
         else:
             event = file.event
             switch = _switch_fields(event) if (event.system, event.name) == ("sched", "sched_switch") else None

@@ -74,6 +74,13 @@ class TraceOptions:
     def __getitem__(self, name: str) -> bool:
         return self._tracer_flags[name] if name in self._tracer_names else self._flags[name]
 
+    def get(self, name: str) -> bool:
+        """An option's value, False for one this array does not have (a tracer's that instances
+        cannot select)."""
+        if name in self._tracer_names:
+            return self._tracer_flags[name]
+        return self._flags.get(name, False)
+
     def names(self) -> tuple[str, ...]:
         return _NAMES
 

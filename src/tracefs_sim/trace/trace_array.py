@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..machine.contract import MARKER_EVENT, GuestTracingOps
 from . import _lines, graph_output
+from .blk_output import CLASSIC_HEADER, TRACE_BLK, blk_line
 from .clock import TraceClock, TraceClocks
 from .cmdlines import SavedCmdlines
 from .cpumask import format_cpumask, parse_cpumask
@@ -32,7 +33,7 @@ from .rb_page import event_length
 from .ring_buffer import Entry, RingBuffer
 from .hist import HistContext
 from .snapshot import Snapshot
-from .trace_output import TraceOutput
+from .trace_output import LinePrinter, TraceOutput
 from .tracers import NOP, TracerRegistry
 from .tracing_nsecs import NsecsFile
 from .trigger import TriggerTable
@@ -110,6 +111,9 @@ class TraceArray:
         self.options = TraceOptions(tuple(option for tracer in usable for option in tracer.options),
                                     self.tracers.flags, frozenset().union(*(t.refuses for t in usable)))
         self.options.current_tracer_options = tuple(option for option, _ in self.tracer.options)
+        if self.tracers.get("blk", self.top_level) is not None:
+            # blk_tracer_set_flag(): blkparse's classic lines carry their own context
+            self.options.watch("blk_classic", lambda on: self.options.set("context-info", not on))
         self.cmdlines = shared.cmdlines
         self.registry = shared.registry
         self.kernel = shared.kernel
@@ -254,6 +258,11 @@ class TraceArray:
                     self.tracer = self.tracers.get("nop", self.top_level) or self.tracer
                     self.options.current_tracer_options = tuple(option for option, _ in self.tracer.options)
                     raise
+            if "blk" in (self.tracer.name, tracer.name):
+                # blk_tracer_reset()/blk_tracer_init(): the kernel's probes write to this array
+                self._guest.set_blk_tracer(tracer.name == "blk")
+                # __blk_add_trace()'s tracing_record_cmdline(current)
+                self._guest.record_cmdlines(self.tracers, tracer.name == "blk")
             self.tracer = tracer
             self.options.current_tracer_options = tuple(option for option, _ in tracer.options)
             # tracer_init(): every tracer starts on empty buffers.
@@ -348,15 +357,32 @@ class TraceArray:
             cpus = range(self.nr_cpus) if cpu is None else (cpu,)
             if self._graph_current():
                 return self._read_graph_trace(buffer, cpus, entries, written)
-            text = trace_header(self.tracer.name, entries, written, self.nr_cpus, self.output_flags,
-                                       self.kernel)
+            if self.tracer.name == "blk":   # its print_header: the classic legend, or nothing
+                text = f"# tracer: blk\n#\n" + (CLASSIC_HEADER if self.options["blk_classic"] else "")
+            else:
+                text = trace_header(self.tracer.name, entries, written, self.nr_cpus, self.output_flags,
+                                    self.kernel)
             # A snapshot of the pages: records never change once kept, so formatting them
             # outside the locks lets the drain and pipe readers go on meanwhile.
             sources = [(c, [page.copy() for page in buffer.cpu(c).pages]) for c in cpus]
             records = sum(buffer.cpu(c).entries for c in cpus)
-            lines = self.output.line_printer(self.clock.in_ns, self.time_start)
+            lines = self._tracer_lines(self.output.line_printer(self.clock.in_ns, self.time_start))
             annotate = self.options["annotate"] and written > entries   # (TRACE_FILE_ANNOTATE: overruns)
         return _lines.trace_text(text.encode(), sources, lines, records, annotate)
+
+    def _tracer_lines(self, lines: LinePrinter) -> LinePrinter:
+        """print_trace_line(): the current tracer's print_line first (blk_tracer_print_line():
+        with blk_classic, a TRACE_BLK record's classic line), then the lines of the options."""
+        if self.tracer.name != "blk" or not self.options["blk_classic"]:
+            return lines
+        comm = self.cmdlines.find
+        verbose = self.options["verbose"]
+
+        def classic(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
+            if int.from_bytes(entry.payload[:2], "little") != TRACE_BLK:
+                return lines(cpu, entry, next_ts, idx)
+            return blk_line(entry.payload, lambda pid: comm(pid).decode("latin-1"), verbose, False, (cpu, entry.ts))
+        return classic
 
     def _graph_current(self) -> bool:
         return self.tracer.name == "function_graph"
@@ -402,7 +428,7 @@ class TraceArray:
         gets `CPU:N [LOST M EVENTS]` before the next record of that CPU."""
         if self._graph_current():
             return self._consume_graph(cpu, max_bytes)
-        lines = self.output.line_printer(self.clock.in_ns, self.time_start)
+        lines = self._tracer_lines(self.output.line_printer(self.clock.in_ns, self.time_start))
         cpus = range(self.nr_cpus) if cpu is None else (cpu,)
         with self.buffer_lock:
             buffers = [self.buffer.cpu(c) for c in cpus]
@@ -421,7 +447,7 @@ class TraceArray:
     def dump(self, cpu: int | None = None) -> bytes:
         """Every record of the buffer (of one CPU, or all), oldest first, as ftrace_dump()
         prints them (the latency format whatever the option), consumed."""
-        lines = self.output.line_printer(self.clock.in_ns, self.time_start, latency=True)
+        lines = self._tracer_lines(self.output.line_printer(self.clock.in_ns, self.time_start, latency=True))
         cpus = range(self.nr_cpus) if cpu is None else (cpu,)
         parts: list[bytes] = []
         with self.buffer_lock:

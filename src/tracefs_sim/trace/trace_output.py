@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from . import _lines
+from .blk_output import TRACE_BLK, blk_binary, blk_line
 from .cmdlines import SavedCmdlines
 from .events import TRACE_PRINT, EventRegistry, TraceEvent, print_message
 from .ftrace_records import TRACE_FUNC_REPEATS, TRACE_USER_STACK, FtraceRecordDesc, SymFlags, UserVmas, \
@@ -85,6 +86,12 @@ class TraceOutput:
             return vmas_seen[tgid]
         # What an event's text depends on besides the record.
         body_key = (verbose, hash_pointer is None, sym_flags)
+        blk_cgname = o.get("blk_cgname")
+
+        def blk_body(entry: Entry) -> bytes:
+            """blk_trace_event_print(): a TRACE_BLK record (never kept: it names the task's comm)"""
+            return blk_line(entry.payload, lambda pid: cmdlines.find(pid).decode("latin-1"), verbose, blk_cgname)
+
         # Context prefixes, kept from read to read while the saved comms and tgids and the
         # options shaping them stay the same (trace_pipe formats a page at a time).
         prefix_key = (cmdlines.generation, opts.irq_info, opts.record_tgid)
@@ -150,7 +157,10 @@ class TraceOutput:
                     prefix = prefixes[key] = context_prefix(cmdlines.find(pid), pid, tgid, cpu, flags,
                                                                    preempt, opts)
                 event = by_id(event_type)
-                text = b"Unknown type %d\n" % event_type if event is None else body(event, entry)
+                if event_type == TRACE_BLK:
+                    text = blk_body(entry)
+                else:
+                    text = b"Unknown type %d\n" % event_type if event is None else body(event, entry)
                 if in_ns:
                     return stamp % (prefix, *divmod((entry.ts + 500) // 1000, 1_000_000), text)
                 return stamp % (prefix, entry.ts, text)
@@ -160,6 +170,16 @@ class TraceOutput:
         def line(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
             event_type, flags, preempt, pid = ENTRY_HEADER.unpack_from(entry.payload, 0)
             event = by_id(event_type)
+            blk = event_type == TRACE_BLK   # trace_blk_event: its own trace and binary printers
+            if opts.bin and blk:
+                head = struct.pack("<iiQ", pid, cpu, entry.ts) if opts.context_info else b""
+                return head + blk_binary(entry.payload, entry.ts)
+            if blk and (opts.hex or opts.raw):   # trace_nop_print
+                head = b""
+                if opts.context_info:
+                    head = (hex_field(pid, 4) + hex_field(cpu, 4) + hex_field(entry.ts, 8) if opts.hex
+                            else b"%d %d %d " % (pid, cpu, entry.ts))
+                return head + b"type: %d\n" % event_type + (b"\n" if opts.hex else b"")
             # bin and hex have no per-event printer here: trace_nop_print's `type: N` follows.
             if opts.bin:
                 head = struct.pack("<iiQ", pid, cpu, entry.ts) if opts.context_info else b""
@@ -175,6 +195,8 @@ class TraceOutput:
             if opts.context_info:   # and latency: the default line has its own path
                 head = lat_context(cmdlines.find(pid), pid, cpu, flags, preempt, entry.ts, next_ts,
                                           time_start, idx, in_ns, opts.verbose)
+            if blk:
+                return head + blk_body(entry)
             if event is None:
                 return head + b"Unknown type %d\n" % event_type
             return head + body(event, entry)

@@ -1,6 +1,6 @@
-"""Tracer registry (register_tracer() in trace.c): the nop tracer (trace_nop.c) and, when the
+"""Tracer registry (register_tracer() in trace.c): the nop tracer (trace_nop.c), when the
 kernel can be patched for them, the function tracers (trace_functions.c,
-trace_functions_graph.c).
+trace_functions_graph.c), and when the kernel has blktrace, the blk tracer (blktrace.c).
 
 A tracer is what `current_tracer` selects. Only tracers that really work are registered.
 """
@@ -27,6 +27,10 @@ FUNCTION_GRAPH = Tracer("function_graph", allow_instances=False, options=(
     ("funcgraph-proc", False), ("funcgraph-duration", True), ("funcgraph-abstime", False),
     ("funcgraph-irqs", True), ("funcgraph-tail", False), ("sleep-time", True),
     ("graph-time", True)))   # (graph-time: 6.1 has it with CONFIG_FUNCTION_PROFILER, as here)
+# blktrace.c's blk tracer: the top level's only (no allow_instances); blk_classic's set_flag
+# turns context-info off and on (trace_array.py)
+BLK = Tracer("blk", allow_instances=False, options=(
+    ("blk_classic", False), ("blk_cgroup", False), ("blk_cgname", False)))
 
 
 class TracerRegistry:

@@ -1,11 +1,12 @@
-/* block: bios and requests through the block layer (include/trace/events/block.h). */
+/* block: bios and requests through the block layer (include/trace/events/block.h); blktrace's
+ * probes are on those it registers on (TRACE_EVENT_BLK: include/trace/trace.h). */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM block
 
 #define RWBS_LEN	8
 
-#define BLOCK_BIO_TEMPLATE(ev) \
-TRACE_EVENT(ev, \
+#define BLOCK_BIO_TEMPLATE(ev, probe) \
+TRACE_EVENT_BLK(ev, probe, \
 	TP_PROTO(struct bio *bio), \
 	TP_ARGS(bio), \
 	TP_STRUCT__entry( \
@@ -27,11 +28,11 @@ TRACE_EVENT(ev, \
 		  (unsigned long long)__entry->sector, \
 		  __entry->nr_sector, __entry->comm) \
 )
-BLOCK_BIO_TEMPLATE(block_bio_queue)
-BLOCK_BIO_TEMPLATE(block_getrq)
+BLOCK_BIO_TEMPLATE(block_bio_queue, bio_queue)
+BLOCK_BIO_TEMPLATE(block_getrq, getrq)
 
-#define BLOCK_RQ_TEMPLATE(ev) \
-TRACE_EVENT(ev, \
+#define BLOCK_RQ_TEMPLATE(ev, probe) \
+TRACE_EVENT_BLK(ev, probe, \
 	TP_PROTO(struct request *rq), \
 	TP_ARGS(rq), \
 	TP_STRUCT__entry( \
@@ -58,10 +59,10 @@ TRACE_EVENT(ev, \
 		  (unsigned long long)__entry->sector, \
 		  __entry->nr_sector, __entry->comm) \
 )
-BLOCK_RQ_TEMPLATE(block_rq_insert)
-BLOCK_RQ_TEMPLATE(block_rq_issue)
+BLOCK_RQ_TEMPLATE(block_rq_insert, rq_insert)
+BLOCK_RQ_TEMPLATE(block_rq_issue, rq_issue)
 
-TRACE_EVENT(block_rq_complete,
+TRACE_EVENT_BLK(block_rq_complete, rq_complete,
 	TP_PROTO(struct request *rq, blk_status_t error, unsigned int nr_bytes),
 	TP_ARGS(rq, error, nr_bytes),
 	TP_STRUCT__entry(
@@ -87,7 +88,7 @@ TRACE_EVENT(block_rq_complete,
 		  __entry->nr_sector, __entry->error)
 )
 
-TRACE_EVENT(block_bio_complete,
+TRACE_EVENT_BLK(block_bio_complete, bio_complete,
 	TP_PROTO(struct request_queue *q, struct bio *bio),
 	TP_ARGS(q, bio),
 	TP_STRUCT__entry(
@@ -110,7 +111,7 @@ TRACE_EVENT(block_bio_complete,
 		  __entry->nr_sector, __entry->error)
 )
 
-TRACE_EVENT(block_plug,
+TRACE_EVENT_BLK(block_plug, plug,
 	TP_PROTO(struct request_queue *q),
 	TP_ARGS(q),
 	TP_STRUCT__entry(
@@ -122,7 +123,7 @@ TRACE_EVENT(block_plug,
 	TP_printk("[%s]", __entry->comm)
 )
 
-TRACE_EVENT(block_unplug,
+TRACE_EVENT_BLK(block_unplug, unplug,
 	TP_PROTO(struct request_queue *q, unsigned int depth, bool explicit),
 	TP_ARGS(q, depth, explicit),
 	TP_STRUCT__entry(
