@@ -18,7 +18,7 @@ from test_bpf_trace import count_into
 from test_kprobe_pmu import by_retval, count, key, stacked  # noqa: F401 (a fixture: the stack's engines answer)
 from tests.probes.test_uprobes import file_offset
 
-EINVAL, ENOENT = 22, 2
+EINVAL, ENOENT, EOPNOTSUPP = 22, 2, 95
 PERF_TYPE_UPROBE = 7
 BPFTEST = kernel_visible(Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user" / "bpftest.elf")
 NUM = file_offset(BPFTEST, "num")
@@ -100,4 +100,20 @@ def test_uprobe_pmu_errors(stacked):
     out = bpftest(machine, "load", PROG_TRACEPOINT, prog(mov64_imm(R0, 0), exit_()),
                   "upevt", PERF_TYPE_UPROBE, BPFTEST, NUM, 0, "setbpf", 4, 3)
     assert out == ["load: 3", "upevt: 4", f"setbpf: -{EINVAL}"], out
+    assert no_points(stack)
+
+
+def test_paths_as_the_kernel_finds_them(stacked):
+    """kern_path() from the caller's cwd (a spawned program's: "/"): a relative path is taken
+    (as on 6.1 from its cwd); a file of the kernel's own /tmp (a tmpfs, not the host's tree the
+    engine names files of) is refused with EOPNOTSUPP"""
+    machine, stack = stacked
+    relative = str(BPFTEST).lstrip("/")
+    assert bpftest(machine, "upevt", PERF_TYPE_UPROBE, relative, NUM, 0, "close", 99, "count", 3) == \
+        ["upevt: 3", "close: -9", "count: 2"]
+    out: list[bytes] = []
+    proc = machine.spawn(["/bin/busybox", "sh", "-c",
+                          f"cp {BPFTEST} /tmp/bt && {BPFTEST} upevt {PERF_TYPE_UPROBE} /tmp/bt {NUM} 0"], out.append)
+    assert proc.wait(120) == 0, b"".join(out)
+    assert b"".join(out).decode().splitlines() == [f"upevt: -{EOPNOTSUPP}"]
     assert no_points(stack)
