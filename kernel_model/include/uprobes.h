@@ -38,7 +38,8 @@ struct uprobe_point {			/* host-written */
 	u32 pad;
 	u8 xol[UPROBE_XOL_BYTES];
 	/* consumer k's record program (at the hit; at the return): its kprobe_guest.probes index
-	 * + 1, which the guest runs (trace_probe.c uprobe_guest_record); 0: the host's handler */
+	 * + 1, which the guest runs (trace_probe.c uprobe_guest_record); UPROBE_PERF_CONSUMER | slot:
+	 * a perf event's (trace/uprobe_perf.h); 0: the host's handler */
 	u32 entry_probe[UPROBE_GUEST_CONSUMERS];
 	u32 ret_probe[UPROBE_GUEST_CONSUMERS];
 };

@@ -14,6 +14,7 @@
 #include "trace/ftrace_dump.h"
 #include "trace/probe_stage.h"
 #include "trace/kprobe_perf.h"
+#include "trace/uprobe_perf.h"
 #include "trace/ring.h"
 #include "trace/trace.h"
 #include "trace/trace_pid.h"
@@ -155,8 +156,13 @@ HOST_ABI_CONST(KPROBE_REQ_DIRECT);
 HOST_ABI_CONST(KPROBE_REQ_UNREGISTER);
 HOST_ABI_CONST(KPROBE_REQ_PERF_OPEN);
 HOST_ABI_CONST(KPROBE_REQ_PERF_CLOSE);
+HOST_ABI_CONST(KPROBE_REQ_UPROBE_REGISTER);
+HOST_ABI_CONST(KPROBE_REQ_UPROBE_UNREGISTER);
 HOST_ABI_CONST(KPROBE_FUNC_LEN);
 HOST_ABI_CONST(PERF_TYPE_KPROBE);
+HOST_ABI_CONST(PERF_TYPE_UPROBE);
+HOST_ABI_CONST(UPROBE_PERF_CONSUMER);
+HOST_ABI_CONST(UPROBE_PERF_MAX);
 HOST_ABI_SIZE(kprobe_host_req);
 HOST_ABI_OFFSET(kprobe_host_req, op);
 HOST_ABI_OFFSET(kprobe_host_req, is_return);

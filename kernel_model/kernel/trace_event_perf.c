@@ -9,6 +9,7 @@
 #include "../include/perf_event.h"
 #include "../include/bpf.h"
 #include "../include/trace/kprobe_perf.h"
+#include "../include/trace/uprobe_perf.h"
 
 #define PERF_MAX_TRACE_SIZE	2048
 #define PERF_NR_CONTEXTS	4
@@ -388,26 +389,49 @@ notrace void perf_syscall_exit(struct pt_regs *regs, long ret)
 
 /* ---- the kprobe PMU's events (perf_kprobe_init(), perf_kprobe_destroy()) ---- */
 
+/* An inherited event of the kprobe or uprobe PMU shares its parent's probe, as it shares its
+ * trace_event_call */
+static int perf_probe_inherit(struct perf_event *event)
+{
+	struct kprobe_perf_call *call = event->parent->kprobe_call;
+
+	if (!call)
+		return -EINVAL;
+	mutex_lock(&event_mutex);
+	call->refcount++;
+	mutex_unlock(&event_mutex);
+	event->kprobe_call = call;
+	event->hw.source = call->perf_events;
+	return 0;
+}
+
+/* The event's programs go, and its probe with the last event that shares it (destroy) */
+static void perf_probe_put(struct perf_event *event, void (*destroy)(struct kprobe_perf_call *call))
+{
+	struct kprobe_perf_call *call = event->kprobe_call;
+
+	perf_event_detach_bpf_prog(event);
+	mutex_lock(&event_mutex);
+	if (call->refcount > 1) {
+		call->refcount--;
+		call = NULL;
+	}
+	mutex_unlock(&event_mutex);
+	if (call)
+		destroy(call);
+	event->kprobe_call = NULL;
+}
+
 /* attr.kprobe_func (config1): the function's name, a user string ("": none, the probe is at
- * attr.kprobe_addr); attr.probe_offset (config2, as kprobe_addr): the offset in it.  An
- * inherited event shares its parent's probe, as it shares its trace_event_call. */
+ * attr.kprobe_addr); attr.probe_offset (config2, as kprobe_addr): the offset in it. */
 int perf_kprobe_init(struct perf_event *event, bool is_retprobe)
 {
 	struct kprobe_perf_call *call;
 	char *func = NULL;
 	long ret;
 
-	if (event->parent) {
-		call = event->parent->kprobe_call;
-		if (!call)
-			return -EINVAL;
-		mutex_lock(&event_mutex);
-		call->refcount++;
-		mutex_unlock(&event_mutex);
-		event->kprobe_call = call;
-		event->hw.source = call->perf_events;
-		return 0;
-	}
+	if (event->parent)
+		return perf_probe_inherit(event);
 	if (event->attr.kprobe_func) {
 		func = kzalloc(KPROBE_FUNC_LEN, GFP_KERNEL);
 		if (!func)
@@ -435,16 +459,36 @@ int perf_kprobe_init(struct perf_event *event, bool is_retprobe)
 
 void perf_kprobe_destroy(struct perf_event *event)
 {
-	struct kprobe_perf_call *call = event->kprobe_call;
+	perf_probe_put(event, destroy_local_trace_kprobe);
+}
 
-	perf_event_detach_bpf_prog(event);
-	mutex_lock(&event_mutex);
-	if (call->refcount > 1) {
-		call->refcount--;
-		call = NULL;
-	}
-	mutex_unlock(&event_mutex);
-	if (call)
-		destroy_local_trace_kprobe(call);
-	event->kprobe_call = NULL;
+/* ---- the uprobe PMU's events (perf_uprobe_init(), perf_uprobe_destroy()) ---- */
+
+/* attr.uprobe_path (config1): the file's path, a user string; attr.probe_offset (config2): the
+ * offset in the file. */
+int perf_uprobe_init(struct perf_event *event, u64 ref_ctr_offset, bool is_retprobe)
+{
+	struct kprobe_perf_call *call;
+	char *path;
+
+	if (event->parent)
+		return perf_probe_inherit(event);
+	if (!event->attr.uprobe_path)
+		return -EINVAL;
+	path = strndup_user((const char *)event->attr.uprobe_path, PATH_MAX);
+	if (IS_ERR(path))
+		return PTR_ERR(path) == -EINVAL ? -E2BIG : PTR_ERR(path);
+	call = path[0] ? create_local_trace_uprobe(path, event->attr.probe_offset, ref_ctr_offset, is_retprobe)
+		       : ERR_PTR(-EINVAL);
+	kfree(path);
+	if (IS_ERR(call))
+		return PTR_ERR(call);
+	event->kprobe_call = call;
+	event->hw.source = call->perf_events;
+	return 0;
+}
+
+void perf_uprobe_destroy(struct perf_event *event)
+{
+	perf_probe_put(event, destroy_local_trace_uprobe);
 }

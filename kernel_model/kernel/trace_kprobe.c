@@ -66,6 +66,18 @@ int ftrace_set_direct(unsigned long site, unsigned long tramp, u32 size, const c
 	return ret;
 }
 
+int kprobe_host_request(void (*fill)(struct kprobe_host_req *req, const void *arg), const void *arg)
+{
+	int ret;
+
+	mutex_lock(&kprobe_host_mutex);
+	memset(&kprobe_host_req, 0, sizeof(kprobe_host_req));
+	fill(&kprobe_host_req, arg);
+	ret = kprobe_host_call();
+	mutex_unlock(&kprobe_host_mutex);
+	return ret;
+}
+
 static void kprobe_perf_call_kfree(struct kprobe_perf_call *call)
 {
 	kfree(call->perf_events);
@@ -119,7 +131,7 @@ static int kprobe_event_fields(struct kprobe_perf_call *call, const char *text)
 
 /* A call with its per-cpu lists (a kprobe event's: room for its probes' indexes); NULL: no
  * memory */
-static struct kprobe_perf_call *kprobe_perf_call_alloc(bool event)
+struct kprobe_perf_call *kprobe_perf_call_alloc(bool event)
 {
 	struct kprobe_perf_call *call = kzalloc(sizeof(*call), GFP_KERNEL);
 	int cpu;
@@ -186,7 +198,6 @@ struct kprobe_perf_call *create_local_trace_kprobe(const char *func, u64 addr, u
 }
 
 static void kprobe_perf_call_free_rcu(struct rcu_head *rcu);
-static void kprobe_perf_call_free(struct kprobe_perf_call *call);
 
 struct kprobe_perf_call_rcu {
 	struct rcu_head rcu;
@@ -207,7 +218,7 @@ void destroy_local_trace_kprobe(struct kprobe_perf_call *call)
 }
 
 /* a call no hit reaches any more goes once no cpu may be running it */
-static void kprobe_perf_call_free(struct kprobe_perf_call *call)
+void kprobe_perf_call_free(struct kprobe_perf_call *call)
 {
 	struct kprobe_perf_call_rcu *r = kmalloc(sizeof(*r), GFP_KERNEL);
 

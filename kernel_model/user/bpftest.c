@@ -51,6 +51,10 @@
  *   kpev TYPE FUNC ADDR|OFFSET RET         -> a perf event fd of the kprobe PMU (attr.type TYPE): at
  *                                             FUNC+OFFSET, or ("-": no name) at ADDR; RET 1: a kretprobe;
  *                                             every task's on cpu 0 (kpevt: this process's, any cpu)
+ *   upev TYPE PATH OFFSET RET [REF_CTR]    -> a perf event fd of the uprobe PMU (attr.type TYPE): at
+ *                                             OFFSET in the file PATH; RET 1: a uretprobe; REF_CTR:
+ *                                             the reference counter's offset (config's top 32 bits);
+ *                                             every task's on cpu 0 (upevt: this process's, any cpu)
  *   swev CONFIG PERIOD [SAMPLE_TYPE]       -> a perf event fd of the software PMU sampling every
  *                                             PERIOD, every task's on cpu 0 (as bpftrace's interval:)
  *   count FD                               -> the count read(2) gives
@@ -838,6 +842,20 @@ int main(int argc, char **argv)
 			pa.sample_period = 1;
 			i += 4;
 			/* kpev as bpftrace opens them: every task, cpu 0 */
+			result(cmd, syscall6(NR_perf_event_open, (long)&pa, own ? 0 : -1, own ? -1 : 0, -1, 0, 0));
+		} else if ((!strcmp(cmd, "upev") || !strcmp(cmd, "upevt")) && i + 4 <= argc) {
+			struct perf_event_attr pa;
+			int own = cmd[4] == 't';
+			zero(&pa, sizeof(pa));
+			pa.type = num(argv[i]);
+			pa.size = sizeof(pa);
+			pa.uprobe_path = (unsigned long)argv[i + 1];
+			pa.probe_offset = num(argv[i + 2]);
+			pa.config = num(argv[i + 3]);
+			pa.sample_period = 1;
+			i += 4;
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				pa.config |= (unsigned long long)num(argv[i++]) << 32;
 			result(cmd, syscall6(NR_perf_event_open, (long)&pa, own ? 0 : -1, own ? -1 : 0, -1, 0, 0));
 		} else if (!strcmp(cmd, "swev") && i + 2 <= argc) {
 			struct perf_event_attr pa;

@@ -9,7 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from simtest import NOTIFY_ATTACHED, tracefs_sim, until_attached, without_notice
+from kernel_paths import kernel_visible
+from simtest import NOTIFY_ATTACHED, REPO, tracefs_sim, until_attached, without_notice
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -238,3 +239,26 @@ def test_kprobe_kretprobe_latency_with_delete(tmp_path):
     rows = hist_rows(out, "lat")
     assert sum(n for _, n in rows) > 0, out
     assert any(n for low, n in rows if low != "0"), out
+
+
+def test_uprobe_and_uretprobe_on_a_guest_program(tmp_path):
+    """`uprobe:PATH:main` and `uretprobe:PATH:main` on a program the emulated kernel runs
+    (`tracefs-sim exec`): two uprobe PMU events (perf_event_open of
+    /sys/bus/event_source/devices/uprobe/type, the path in config1, main's file offset in
+    config2, config bit 0 the uretprobe's), with KPROBE programs on the user registers: argc at
+    the entry, main's return value at the return, once a run.  uprobe_events stays empty
+    meanwhile: no tracefs fallback was needed."""
+    progtest = kernel_visible(REPO / "kernel_model" / "build" / "user" / "progtest.elf")
+    out, err, events = tmp_path / "bt.out", tmp_path / "bt.err", tmp_path / "events"
+    program = f"uprobe:{progtest}:main {{ @[comm, arg0] = count(); }} uretprobe:{progtest}:main {{ @ret[retval] = count(); }}"
+    script = (f"cat /sys/bus/event_source/devices/uprobe/type /sys/bus/event_source/devices/uprobe/format/retprobe; "
+              f"{NOTIFY_ATTACHED}=1 bpftrace -e '{program}' >{out} 2>{err} & bt=$!; " + until_attached(err) +
+              f"cat /sys/kernel/tracing/uprobe_events >{events}; "
+              f"for i in 1 2 3; do tracefs-sim exec {progtest} hello a b >/dev/null; done; "
+              f"kill -INT $bt; wait $bt; echo bpftrace exited $?")
+    result = tracefs_sim("run", "-c", script, timeout=420, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == ["7", "config:0", "bpftrace exited 0"], result.stdout + err.read_text()
+    assert events.read_text() == ""
+    lines = [line for line in out.read_text().splitlines() if line]
+    assert lines == ["Attaching 2 probes...", "@[progtest.elf, 4]: 3", "@ret[0]: 3"], out.read_text() + err.read_text()

@@ -25,8 +25,11 @@
 /* DIRECT: the ftrace site at addr
  * calls the trampoline at offset (0: no longer; register_ftrace_direct()), whose is_return bytes
  * of code, named func, the kernel has just written; result 0 or -errno */
+/* UPROBE_REGISTER/UPROBE_UNREGISTER: a consumer of the uprobe PMU's (trace/uprobe_perf.h) at
+ * offset in the hostfs file whose host path is in fields and inode number the first u64 of func,
+ * addr its reference counter's offset, probe its slot in uprobe_perf_calls[]; result 0 or -errno */
 enum { KPROBE_REQ_REGISTER = 1, KPROBE_REQ_UNREGISTER = 2, KPROBE_REQ_PERF_OPEN = 3, KPROBE_REQ_PERF_CLOSE = 4,
-       KPROBE_REQ_DIRECT = 6 };
+       KPROBE_REQ_DIRECT = 6, KPROBE_REQ_UPROBE_REGISTER = 7, KPROBE_REQ_UPROBE_UNREGISTER = 8 };
 #define KPROBE_EVENT_MAX_PROBES	(KPROBE_FUNC_LEN / 4)
 #define KPROBE_FIELDS_LEN	4096
 
@@ -85,6 +88,11 @@ extern u8 kg_body[NR_CPUS][PROBE_STAGE_MAX + 8];
  * (ERR_PTR: -EINVAL when type is no kprobe event's, or one whose probes the guest does not run) */
 struct kprobe_perf_call *kprobe_event_perf_get(u16 type);
 void kprobe_event_perf_put(struct kprobe_perf_call *call);
+/* a call with its per-cpu lists, refcount 1 (NULL: no memory); freed once no cpu runs it */
+struct kprobe_perf_call *kprobe_perf_call_alloc(bool event);
+void kprobe_perf_call_free(struct kprobe_perf_call *call);
+/* a request to the host's probe engines, filled by fill(req, arg) (one at a time): its result */
+int kprobe_host_request(void (*fill)(struct kprobe_host_req *req, const void *arg), const void *arg);
 /* create_local_trace_kprobe()/destroy_local_trace_kprobe() */
 struct kprobe_perf_call *create_local_trace_kprobe(const char *func, u64 addr, u64 offs, bool is_return);
 void destroy_local_trace_kprobe(struct kprobe_perf_call *call);

@@ -8,6 +8,7 @@
 #include "../../include/fs.h"
 #include "../../include/perf_event.h"
 #include "../../include/trace/kprobe_perf.h"
+#include "../../include/trace/uprobe_perf.h"
 #include "../../include/bitops.h"
 #include "../../include/trace/filter.h"
 #include "../../include/bpf.h"
@@ -1257,6 +1258,33 @@ static struct pmu perf_kprobe = {
 	.name = "kprobe",
 	.type = PERF_TYPE_KPROBE,
 	.event_init = perf_kprobe_event_init,
+	.add = perf_tp_add,
+	.del = perf_swevent_del,
+	.read = perf_swevent_read,
+};
+
+/* ---- the uprobe PMU (perf_uprobe of 6.1): a consumer of its own per event ---- */
+static int perf_uprobe_event_init(struct perf_event *event)
+{
+	int err;
+
+	if (event->attr.type != PERF_TYPE_UPROBE)
+		return -ENOENT;
+	if (!perfmon_capable())
+		return -EACCES;
+	if (event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return -EOPNOTSUPP;	/* no branch sampling for probe events */
+	err = perf_uprobe_init(event, event->attr.config >> 32, event->attr.config & PERF_PROBE_CONFIG_IS_RETPROBE);
+	if (err)
+		return err;
+	event->destroy = perf_uprobe_destroy;
+	return 0;
+}
+
+static struct pmu perf_uprobe = {
+	.name = "uprobe",
+	.type = PERF_TYPE_UPROBE,
+	.event_init = perf_uprobe_event_init,
 	.add = perf_tp_add,
 	.del = perf_swevent_del,
 	.read = perf_swevent_read,
@@ -2549,6 +2577,7 @@ void __init perf_event_init(void)
 	perf_pmu_register(&perf_task_clock);
 	perf_pmu_register(&perf_tracepoint);
 	perf_pmu_register(&perf_kprobe);
+	perf_pmu_register(&perf_uprobe);
 	init_hw_perf_events();
 }
 

@@ -21,6 +21,7 @@
 #include "../../include/trace/trace.h"
 #include "../../include/trace/probe_stage.h"
 #include "../../include/trace/trigger.h"
+#include "../../include/trace/uprobe_perf.h"
 
 #define PROT_READ	0x1
 #define PROT_EXEC	0x4
@@ -168,8 +169,13 @@ static notrace void handler_chain(struct uprobe_point *p, u32 idx, struct pt_reg
 	u32 n = is_ret ? READ_ONCE(p->n_ret) : READ_ONCE(p->n_entry);
 
 	for (u32 k = 0; k < n; k++) {
-		/* a record program the guest runs, or the host's handler */
+		/* a record program the guest runs, a perf event's (the uprobe PMU's), or the host's handler */
 		u32 probe = k >= UPROBE_GUEST_CONSUMERS ? 0 : is_ret ? READ_ONCE(p->ret_probe[k]) : READ_ONCE(p->entry_probe[k]);
+
+		if (probe & UPROBE_PERF_CONSUMER) {
+			uprobe_perf_func(probe & ~UPROBE_PERF_CONSUMER, regs, func, is_ret);
+			continue;
+		}
 
 		/* the fetch's copy_from_user() faults pages in, as Linux's does (the handler runs
 		 * where it may sleep): the page is brought in and the handler runs again */

@@ -600,6 +600,22 @@ class DirectCall:
 
 
 @dataclass(frozen=True)
+class UprobeRequest:
+    """The uprobe PMU's request (KPROBE_REQ_UPROBE_REGISTER/UNREGISTER of
+    include/trace/kprobe_perf.h): register a consumer of the uprobe at `offset` in the hostfs
+    file the kernel found at `path` (the host's; `ino` its inode number), `ref_ctr_offset` its
+    reference counter's, whose hits run the kernel's perf call in slot `slot`; or (not
+    register) unregister slot's."""
+    register: bool
+    path: str
+    ino: int
+    offset: int
+    ref_ctr_offset: int
+    is_return: bool
+    slot: int
+
+
+@dataclass(frozen=True)
 class KprobeEventAnswer:
     """PERF_OPEN's answer: the indexes of the event's probes in the guest's tables, and its
     fields after the common ones as its format file has them (type, name, offset, size,
@@ -610,8 +626,8 @@ class KprobeEventAnswer:
 
 # answers a request: REGISTER, the probe's index in the guest's tables or -errno; UNREGISTER and
 # PERF_CLOSE, 0; PERF_OPEN, a KprobeEventAnswer or -errno
-# DIRECT, 0 or -errno
-KprobeService = Callable[[KprobeRequest | DirectCall], int | KprobeEventAnswer]
+# DIRECT, UPROBE_REGISTER and UPROBE_UNREGISTER, 0 or -errno
+KprobeService = Callable[[KprobeRequest | DirectCall | UprobeRequest], int | KprobeEventAnswer]
 
 
 @runtime_checkable

@@ -15,7 +15,7 @@ import struct
 import threading
 from collections.abc import Callable
 
-from .contract import DirectCall, KprobeEventAnswer, KprobeRequest, KprobeService
+from .contract import DirectCall, KprobeEventAnswer, KprobeRequest, KprobeService, UprobeRequest
 from .image import KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 
@@ -35,6 +35,7 @@ class KprobeRequests:
         self._ops = a("KPROBE_REQ_REGISTER"), a("KPROBE_REQ_UNREGISTER"), a("KPROBE_REQ_PERF_OPEN"), \
             a("KPROBE_REQ_PERF_CLOSE")
         self._direct = a("KPROBE_REQ_DIRECT")
+        self._uprobe_ops = a("KPROBE_REQ_UPROBE_REGISTER"), a("KPROBE_REQ_UPROBE_UNREGISTER")
         self._raise_irq = raise_irq
         self._service: KprobeService | None = None
         self._mem: PhysMem | None = None
@@ -95,11 +96,13 @@ class KprobeRequests:
         mem.write(pa + self._off["fields"], text + b"\0")
         return n
 
-    def _answer(self, req: KprobeRequest | DirectCall | None) -> int | KprobeEventAnswer:
+    def _answer(self, req: KprobeRequest | DirectCall | UprobeRequest | None) -> int | KprobeEventAnswer:
         service = self._service
         if req is None:
             return -errno.EINVAL
         if service is None:
+            if isinstance(req, UprobeRequest):
+                return -errno.ENOENT if req.register else 0
             if not isinstance(req, KprobeRequest):
                 return -errno.EBUSY
             if req.perf_event:
@@ -107,7 +110,7 @@ class KprobeRequests:
             return -errno.ENOENT if req.register else 0
         return service(req)
 
-    def _decode(self, mem: PhysMem, pa: int) -> KprobeRequest | DirectCall | None:
+    def _decode(self, mem: PhysMem, pa: int) -> KprobeRequest | DirectCall | UprobeRequest | None:
         o = self._off
         op, is_return = struct.unpack_from("<II", mem.buf, pa + o["op"])
         addr, offset = struct.unpack_from("<QQ", mem.buf, pa + o["addr"])
@@ -116,6 +119,11 @@ class KprobeRequests:
         name = raw.split(b"\0", 1)[0].decode("latin-1")
         if op == self._direct:
             return DirectCall(addr, offset, is_return, name)
+        if op in self._uprobe_ops:  # the path in fields, the inode number over func
+            path = bytes(mem.buf[pa + o["fields"]:pa + o["fields"] + self._fields_len]).split(b"\0", 1)[0]
+            (ino,) = struct.unpack_from("<Q", raw)
+            return UprobeRequest(op == self._uprobe_ops[0], path.decode("utf-8", "surrogateescape"), ino, offset,
+                                 addr, bool(is_return), probe)
         if op not in self._ops:
             return None
         if op in self._ops[2:]:  # a kprobe event's id, for perf

@@ -84,6 +84,7 @@ class Consumer:
     engine: "UprobeEngine"
     program: GuestProbe | None = None
     host_hits: int = 0
+    perf: int | None = None  # a perf event's: its call's slot in the guest's uprobe_perf_calls[]
 
     @property
     def nhit(self) -> int:
@@ -202,6 +203,7 @@ class UprobeEngine:
         self._max = abi("UPROBES_MAX")
         self._point_size = abi("sizeof(uprobe_point)")
         self._points_at = self._table + abi("uprobe_points.p")
+        self._perf_consumer = abi("UPROBE_PERF_CONSUMER")
         if self._point_size != _POINT.size or abi("UPROBE_GUEST_CONSUMERS") != GUEST_CONSUMERS:
             raise RuntimeError("kernel image's uprobe_point layout does not match this host")
         self._off = {name: abi(name) for name in (
@@ -215,14 +217,16 @@ class UprobeEngine:
     # ---- uprobe_register / uprobe_unregister ----
     def register(self, path: str, inode: tuple[int, int], size: int, offset: int, ref_ctr_offset: int, *,
                  is_return: bool, on_hit: Callable[[UprobeHit], None] | None = None, guest: GuestRecord | None = None,
-                 slots: int = 0) -> Consumer:
+                 slots: int = 0, perf: int | None = None) -> Consumer:
         """__uprobe_register(): OSError EINVAL for an offset past the file's end or an unaligned
         reference counter, ENOTSUPP for an instruction that cannot be probed, ENOSPC when the
         guest's table is full.  guest: the record program the guest runs instead of on_hit
         (on_hit stays for a consumer the guest cannot take: its tables full, or a point's
         consumers past GUEST_CONSUMERS), recording in `slots` (see set_record_slots()).  A
         consumer with no on_hit is the guest's alone: ENOMEM where the guest has no room for
-        it (nor, past GUEST_CONSUMERS, for one of the point's that has no on_hit either)."""
+        it (nor, past GUEST_CONSUMERS, for one of the point's that has no on_hit either).  perf:
+        the consumer is the kernel's perf call in that slot of uprobe_perf_calls[] (the uprobe
+        PMU's), the guest's alone."""
         if offset > size or ref_ctr_offset % 2:
             raise OSError(errno.EINVAL, "bad uprobe offset")
         with self.lock:
@@ -238,9 +242,9 @@ class UprobeEngine:
             program = None
             if guest is not None and self._programs is not None:
                 program = self._programs.add_program(guest, is_return=is_return)
-            if program is None and on_hit is None:
+            if program is None and on_hit is None and perf is None:
                 raise OSError(errno.ENOMEM, "the guest's probe tables are full")
-            consumer = Consumer(point, is_return, on_hit, self, program)
+            consumer = Consumer(point, is_return, on_hit, self, program, perf=perf)
             if program is not None and self._programs is not None:
                 self._programs.set_program_slots(program, slots)
             first = not point.consumers
@@ -278,10 +282,11 @@ class UprobeEngine:
         consumer first, so the last registered runs first."""
         return [c for c in reversed(point.consumers) if c.is_return == is_return]
 
-    @staticmethod
-    def _programs_of(consumers: list[Consumer]) -> list[int]:
-        """entry_probe[]/ret_probe[]: each of the first consumers' program index + 1 (0: the host's)."""
-        first = [0 if c.program is None else c.program.index + 1 for c in consumers[:GUEST_CONSUMERS]]
+    def _programs_of(self, consumers: list[Consumer]) -> list[int]:
+        """entry_probe[]/ret_probe[]: each of the first consumers' program index + 1, or its perf
+        call's slot with UPROBE_PERF_CONSUMER (0: the host's)."""
+        first = [self._perf_consumer | c.perf if c.perf is not None else 0 if c.program is None else c.program.index + 1
+                 for c in consumers[:GUEST_CONSUMERS]]
         return first + [0] * (GUEST_CONSUMERS - len(first))
 
     def _free_index(self) -> int:

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Sequence
 from typing import Protocol
 
+from ..machine.contract import UprobeRequest
 from ..probes.kprobes.guest import GuestRecord
 from .dynevent import DynamicEvents, DynEvent
 from .events import EventRegistry
@@ -48,10 +50,12 @@ class UprobeEngine(Protocol):
     implements them."""
 
     def register(self, path: str, inode: tuple[int, int], size: int, offset: int, ref_ctr_offset: int, *,
-                 is_return: bool, guest: GuestRecord | None = None, slots: int = 0) -> UprobeHandle:
+                 is_return: bool, guest: GuestRecord | None = None, slots: int = 0,
+                 perf: int | None = None) -> UprobeHandle:
         """A consumer of the uprobe at inode+offset of the file at path (is_return: a
         uretprobe: at the function's return) whose record program, guest, the guest runs,
-        recording in slots; OSError with uprobe_register()'s errno (ENOMEM: the guest has no
+        recording in slots, or (perf) the kernel's perf call in that slot of its
+        uprobe_perf_calls[]; OSError with uprobe_register()'s errno (ENOMEM: the guest has no
         room for it)."""
         ...
 
@@ -116,7 +120,34 @@ class UprobeEventOps(ProbeEventKind[TraceUprobe]):
                  lookup: PathLookup = host_path):
         self.engine = engine
         self._lookup = lookup
+        self._local: dict[int, UprobeHandle] = {}  # the uprobe PMU's consumers, by their slot
         super().__init__(dynamic, registry, TraceUprobe)
+
+    # ---- local trace_uprobes: the uprobe PMU's (the kernel's requests, PORT_KPROBE) ----
+    def serve_local(self, req: UprobeRequest) -> int:
+        """create_local_trace_uprobe()'s consumer, registered and armed at once (0 or -errno:
+        uprobe_register()'s; ENOENT for a path the host no longer has as the kernel found it),
+        or destroy_local_trace_uprobe()'s unregistered (0)."""
+        if not req.register:
+            handle = self._local.pop(req.slot, None)
+            if handle is not None:
+                handle.unregister()
+            return 0
+        try:
+            st = os.stat(os.path.join("/", req.path))
+        except OSError as e:
+            return -(e.errno or errno.ENOENT)
+        if st.st_ino != req.ino:
+            return -errno.ENOENT
+        if not stat.S_ISREG(st.st_mode):
+            return -errno.EINVAL
+        try:
+            self._local[req.slot] = self.engine.register(
+                req.path, (st.st_dev, st.st_ino), st.st_size, req.offset, req.ref_ctr_offset,
+                is_return=req.is_return, perf=req.slot)
+        except OSError as e:
+            return -(e.errno or errno.EINVAL)
+        return 0
 
     # ---- the files ----
     read_uprobe_events = ProbeEventKind.read_events
