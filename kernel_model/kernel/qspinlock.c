@@ -9,20 +9,6 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 
-/*
- * A wait for another cpu.  The machine runs its cpus one at a time, in turns (1 ms slices on a
- * live machine): the cpu waited for cannot go on before this one's turn ends, so the host is
- * told (PORT_YIELD) and ends it, as a hypervisor's pause-loop exiting does.  Spinning out the
- * turn instead made a contended lock change hands once per turn: a session's replay of a
- * getppid() loop, taking session_lock per record against the ring's worker on the other cpu,
- * crawled at ~100-500 calls/s.  (A seeded machine's turns end by code executed, as before.)
- */
-static __always_inline void spin_wait(void)
-{
-	cpu_relax();
-	host_doorbell(PORT_YIELD, 0);
-}
-
 #define MAX_NODES 4		/* one per context: task, softirq, hardirq, nmi */
 #define _Q_PENDING_LOOPS 1
 
@@ -78,7 +64,7 @@ void native_queued_spin_lock_slowpath(struct qspinlock *lock, u32 val)
 
 	/* a pending waiter being handed the lock right now: give it a moment */
 	for (loops = _Q_PENDING_LOOPS; val == _Q_PENDING_VAL && loops; loops--) {
-		spin_wait();
+		cpu_relax();
 		val = READ_ONCE(lock->val);
 	}
 	if (val & ~_Q_LOCKED_MASK)
@@ -92,7 +78,7 @@ void native_queued_spin_lock_slowpath(struct qspinlock *lock, u32 val)
 		goto queue;
 	}
 	while (READ_ONCE(lock->locked))
-		spin_wait();
+		cpu_relax();
 	clear_pending_set_locked(lock);
 	return;
 
@@ -104,7 +90,7 @@ queue:
 	if (unlikely(idx >= MAX_NODES)) {
 		/* nested deeper than the nodes go: spin on the lock word */
 		while (!queued_spin_trylock(lock))
-			spin_wait();
+			cpu_relax();
 		goto release;
 	}
 	node += idx;
@@ -117,12 +103,12 @@ queue:
 	if (old & _Q_TAIL_MASK) {
 		WRITE_ONCE(decode_tail(old)->next, node);
 		while (!READ_ONCE(node->locked))
-			spin_wait();
+			cpu_relax();
 		next = READ_ONCE(node->next);
 	}
 	/* head of the queue: wait for the owner and the pending waiter to go */
 	while ((val = READ_ONCE(lock->val)) & _Q_LOCKED_PENDING_MASK)
-		spin_wait();
+		cpu_relax();
 	/* the last in the queue takes the lock and empties the tail in one go */
 	if ((val & _Q_TAIL_MASK) == tail &&
 	    __atomic_compare_exchange_n(&lock->val, &val, _Q_LOCKED_VAL, false,
@@ -130,7 +116,7 @@ queue:
 		goto release;
 	set_locked(lock);
 	while (!(next = READ_ONCE(node->next)))
-		spin_wait();
+		cpu_relax();
 	WRITE_ONCE(next->locked, 1);
 release:
 	trace_contention_end(lock, 0);
