@@ -13,6 +13,7 @@
 #include "../include/perf_event.h"
 #include "../include/signal.h"
 #include "../include/security.h"
+#include "../include/cred.h"
 
 extern const struct user_program user_programs[];
 extern const u64 nr_user_programs;
@@ -473,8 +474,10 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 	do_close_on_exec(me->files);
 	__set_task_comm(me, kbasename(bprm->filename), true);
 	perf_event_exec();
-	/* install the new credentials (the task's own ids here: commit_creds has nothing to swap) */
+	/* install the new credentials */
 	security_bprm_committing_creds(bprm);
+	commit_creds(bprm->cred);
+	bprm->cred = NULL;
 	security_bprm_committed_creds(bprm);
 	return 0;
 }
@@ -532,10 +535,20 @@ static __always_inline int exec_binprm(struct linux_binprm *bprm)
 	return 0;
 }
 
+/* the credentials the program will run with, from the caller's (6.1's, inline) */
+static inline int prepare_bprm_creds(struct linux_binprm *bprm)
+{
+	bprm->cred = prepare_exec_creds();
+	return bprm->cred ? 0 : -ENOMEM;
+}
+
 noinline int bprm_execve(struct linux_binprm *bprm)
 {
-	int retval = security_bprm_creds_for_exec(bprm);
+	int retval = prepare_bprm_creds(bprm);
 
+	if (retval)
+		return retval;
+	retval = security_bprm_creds_for_exec(bprm);
 	if (retval)
 		return retval;
 	return exec_binprm(bprm);
@@ -548,6 +561,8 @@ static noinline void free_bprm(struct linux_binprm *bprm)
 		acct_arg_size(bprm, 0);
 		mmput(bprm->mm);
 	}
+	if (bprm->cred)	/* not committed */
+		abort_creds(bprm->cred);
 	if (bprm->file)
 		fput(bprm->file);
 	kfree(bprm);

@@ -5,6 +5,7 @@
 #include "../include/session.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
+#include "../include/cred.h"
 #include "../include/uprobes.h"
 
 int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset);
@@ -247,7 +248,7 @@ static noinline long wait_consider_task(struct task_struct *p, pid_t pid, int *s
 	if (!reapable(p))
 		return 0;
 	*status = p->exit_code;
-	*uid = p->uid;
+	*uid = __task_cred(p)->uid;
 	if (!(options & WNOWAIT) && current->signal && p->signal) {
 		struct signal_struct *psig = current->signal, *sig = p->signal;
 

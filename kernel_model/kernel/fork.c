@@ -83,6 +83,8 @@ static noinline void free_task(struct task_struct *tsk)
 noinline void __put_task_struct(struct task_struct *t)
 {
 	security_task_free(t);	/* __put_task_struct */
+	if (t->real_cred)	/* (not on a fork that failed before copy_creds) */
+		exit_creds(t);
 	release_signal(t);
 	if (t->pid)	/* a task that got a pid: sched_process_free's place */
 		trace_pid_free(t);
@@ -260,7 +262,10 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	p->stack = alloc_thread_stack();
 	if (!p->stack)
 		goto free_task;
-	copy_creds(p, parent);
+	p->real_cred = parent->real_cred;	/* dup_task_struct()'s copy of the parent */
+	p->cred = parent->cred;
+	if (copy_creds(p, clone_flags))
+		goto free_task;
 	sched_fork(clone_flags, p);
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->oom_score_adj = parent->oom_score_adj;
@@ -352,7 +357,12 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 		put_task_struct(p);
 		return NULL;
 	}
-	copy_creds(p, parent);
+	p->real_cred = parent->real_cred;
+	p->cred = parent->cred;
+	if (copy_creds(p, tgid == parent->tgid ? CLONE_THREAD : 0)) {
+		put_task_struct(p);
+		return NULL;
+	}
 	p->flags = PF_FORKNOEXEC;
 	p->pgrp = parent->pgrp;
 	p->sid = parent->sid;

@@ -4,6 +4,7 @@
 #include "../include/net.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
+#include "../include/cred.h"
 
 struct boot_params boot_params __section(".data");
 struct host_requests host_requests __section(".data");
@@ -71,6 +72,7 @@ void __init start_kernel(void)
 		nr_cpu_ids = 1;
 	mem_init();
 	printk_init();
+	cred_init();
 	fork_init();
 	signals_init();
 	init_posix_timers();

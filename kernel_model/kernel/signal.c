@@ -177,7 +177,7 @@ spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
 static noinline struct sigqueue *__sigqueue_alloc(int sig, struct task_struct *t, gfp_t gfp_flags,
 						  int override_rlimit, const unsigned int sigqueue_flags)
 {
-	struct ucounts *ucounts = get_ucounts_uid(t->uid);	/* task_ucounts(): its real uid's */
+	struct ucounts *ucounts = get_ucounts_uid(__task_cred(t)->uid);	/* task_ucounts(): its real uid's */
 	struct sigqueue *q = NULL;
 	long sigpending;
 
@@ -515,7 +515,7 @@ noinline int send_sig(int sig, struct task_struct *p, int priv)
 	struct sigqueue_info info = { .code = SI_KERNEL };
 
 	if (!priv)
-		info = (struct sigqueue_info){ .code = SI_USER, .pid = current->tgid, .uid = current->uid };
+		info = (struct sigqueue_info){ .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid };
 	return send_sig_info(sig, &info, p);
 }
 
@@ -638,7 +638,7 @@ void do_notify_parent(struct task_struct *tsk, int sig)
 {
 	struct sigqueue_info info = {
 		.code = (tsk->exit_code & 0x7f) ? CLD_KILLED : CLD_EXITED,
-		.pid = tsk->tgid, .uid = tsk->uid,
+		.pid = tsk->tgid, .uid = __task_cred(tsk)->uid,
 	};
 
 	if (tsk->parent)
@@ -653,8 +653,8 @@ static __always_inline bool same_thread_group(struct task_struct *a, struct task
 /* a sender's real or effective uid is the target's real or saved one, or it has CAP_KILL */
 static __always_inline bool kill_ok_by_cred(struct task_struct *t)
 {
-	return current->euid == t->suid || current->euid == t->uid ||
-	       current->uid == t->suid || current->uid == t->uid ||
+	return current_cred()->euid == __task_cred(t)->suid || current_cred()->euid == __task_cred(t)->uid ||
+	       current_cred()->uid == __task_cred(t)->suid || current_cred()->uid == __task_cred(t)->uid ||
 	       ns_capable(&init_user_ns, CAP_KILL);
 }
 
@@ -774,7 +774,7 @@ static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid
 
 SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 {
-	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current->uid };
+	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid };
 
 	if (sig < 0 || sig > _NSIG)
 		return -EINVAL;
@@ -797,7 +797,7 @@ static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigq
 
 static noinline int do_tkill(pid_t tgid, pid_t pid, int sig)
 {
-	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current->uid };
+	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current_cred()->uid };
 
 	return do_send_specific(tgid, pid, sig, &info);
 }

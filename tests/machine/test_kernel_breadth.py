@@ -292,6 +292,61 @@ def test_fork_exit_exec_and_fair_class_calls(machine):
     assert {"kernel_wait4", "get_task_mm"} <= called
 
 
+# kernel/cred.c: credentials copied, committed, dropped and freed on 6.1's paths (real-tracefs
+# shows copy_creds <-copy_process, prepare_creds <-copy_creds, prepare_exec_creds <-bprm_execve,
+# commit_creds <-begin_new_exec, exit_creds <-__put_task_struct, put_cred_rcu <-rcu_do_batch)
+CRED_CALLS = {
+    ("copy_creds", "copy_process"),
+    ("prepare_creds", "copy_creds"),
+    ("prepare_exec_creds", "bprm_execve"),
+    ("prepare_creds", "prepare_exec_creds"),
+    ("commit_creds", "begin_new_exec"),
+    ("exit_creds", "__put_task_struct"),
+    ("__put_cred", "exit_creds"),
+    ("put_cred_rcu", "rcu_do_batch"),
+    ("prepare_creds", "__sys_setuid"),
+    ("commit_creds", "__sys_setuid"),
+    ("abort_creds", "__sys_setuid"),        # setuid(1000) as 1000 without the capability
+    ("prepare_creds", "__sys_setresuid"),
+    ("commit_creds", "__sys_setresuid"),
+    ("commit_creds", "__sys_setresgid"),
+    ("commit_creds", "__sys_setregid"),
+    ("commit_creds", "__sys_setreuid"),
+    ("abort_creds", "__sys_setgid"),        # setgid(5) as 1000
+    ("commit_creds", "__sys_setfsuid"),
+    ("abort_creds", "__sys_setfsuid"),      # setfsuid(-1): the old fsuid, nothing changed
+    ("commit_creds", "__sys_setfsgid"),
+    ("__put_cred", "commit_creds"),
+    ("prepare_creds", "do_faccessat"),      # access(2): the real ids for the check
+    ("override_creds", "do_faccessat"),
+    ("revert_creds", "do_faccessat"),
+    ("__put_cred", "revert_creds"),
+    ("put_cred_rcu", "__put_cred"),         # the override, freed at once (non_rcu)
+}
+
+
+def test_credential_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in CRED_CALLS}, [
+        (["progtest", "fork"], None),
+        (["fsop", "task", "/tmp/fsop-ctask"], None),   # the set*id calls, a child becoming uid 1000
+        (["fsop", "stat", "/tmp/fsop-cstat"], None),   # access, faccessat
+        (["getuid-loop", "30000"], None),              # (a grace period: the freed creds go)
+    ])
+    assert CRED_CALLS <= calls, CRED_CALLS - calls
+
+
+def test_ids_survive_commits(machine):
+    """A child's set*id calls change its own credentials only: the parent's ids stay (the
+    child's copy is its own), and /proc/PID/status of the child shows the committed ones."""
+    out = run(machine, ["fsop", "task", "/tmp/fsop-cids"]).decode()
+    for line in ["setresuid(-1, 1000, -1) = 0", "geteuid() = 1000", "setuid(1000) without the capability = -1",
+                 "setfsuid(0) gives the old fsuid = 1000", "setfsuid(-1) gives the old fsuid = 0",
+                 "setfsuid(-1): unchanged = 1000", "setgid(5) as 1000 = -1", "the parent's geteuid() = 0"]:
+        assert line + "\n" in out, (line, out)
+    out = run(machine, ["cat", "/proc/self/status"]).decode()
+    assert "\nUid:\t0\t0\t0\t0\n" in out and "\nGid:\t0\t0\t0\t0\n" in out, out
+
+
 # fs/proc/array.c, fs/seq_file.c
 PROC_CALLS = {
     ("proc_task_name", "proc_pid_status"),

@@ -41,8 +41,8 @@ noinline void task_dump_owner(struct task_struct *task, umode_t mode, uid_t *rui
 		*rgid = 0;
 		return;
 	}
-	*ruid = task->euid;
-	*rgid = task->egid;
+	*ruid = __task_cred(task)->euid;
+	*rgid = __task_cred(task)->egid;
 }
 
 /* a /proc/PID inode's owner as its task's now (a setuid since the lookup) */
@@ -139,6 +139,7 @@ static notrace void collect_sigign_sigcatch(struct task_struct *p, u64 *ign, u64
 
 static notrace int snap_task(void *pid, struct task_snap *s)
 {
+	const struct cred *cred;
 	struct task_struct *t;
 	unsigned long flags;
 
@@ -153,8 +154,9 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->pid = t->pid;
 	s->tgid = t->tgid;
 	s->ppid = t->parent ? t->parent->tgid : 0;
-	s->uid = t->uid, s->euid = t->euid, s->suid = t->suid, s->fsuid = t->fsuid;
-	s->gid = t->gid, s->egid = t->egid, s->sgid = t->sgid, s->fsgid = t->fsgid;
+	cred = __task_cred(t);
+	s->uid = cred->uid, s->euid = cred->euid, s->suid = cred->suid, s->fsuid = cred->fsuid;
+	s->gid = cred->gid, s->egid = cred->egid, s->sgid = cred->sgid, s->fsgid = cred->fsgid;
 	s->umask = t->fs ? t->fs->umask : -1;
 	s->fdsize = t->files ? t->files->fdt->max_fds : 0;
 	s->threads = t->signal ? t->signal->nr_threads : 1;
@@ -164,7 +166,7 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->blocked = t->blocked;
 	collect_sigign_sigcatch(t, &s->ignored, &s->caught);
 	s->qlim = task_rlimit(t, RLIMIT_SIGPENDING);
-	s->qsize = ucounts_sigpending(t->uid);	/* the signals its user has queued */
+	s->qsize = ucounts_sigpending(__task_cred(t)->uid);	/* the signals its user has queued */
 	s->nvcsw = t->nvcsw;
 	s->nivcsw = t->nivcsw;
 	spin_unlock_irqrestore(&sched_lock, flags);

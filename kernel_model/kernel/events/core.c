@@ -2728,7 +2728,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid
 		if (attr.exclusive || attr.pinned)
 			goto err_alloc;
 	}
-	if (task && task->uid != current->uid && !perfmon_capable()) {
+	if (task && __task_cred(task)->uid != current_cred()->uid && !perfmon_capable()) {
 		err = -EACCES;	/* perf_check_permission(): ptrace_may_access() */
 		goto err_alloc;
 	}

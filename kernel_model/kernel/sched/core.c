@@ -744,6 +744,8 @@ void __init sched_init_idle(int cpu)
 		panic("no memory for idle task");
 	idle->pid = 0;
 	idle->flags = PF_KTHREAD | PF_IDLE;
+	idle->real_cred = get_cred(&init_cred);	/* (init_task's, which 6.1's idle tasks fork from) */
+	idle->cred = get_cred(&init_cred);
 	idle->cpu = cpu;
 	idle->on_rq = 1;
 	idle->on_cpu = 1;
