@@ -189,6 +189,8 @@ struct task_struct {
 		struct task_io_accounting ioac;	/* its I/O counts (/proc/PID/io) */
 		struct list_head tasks;
 		struct list_head run_list;
+		struct pid *thread_pid;		/* its id (pid.h); pid is its number */
+		struct list_head pid_link;	/* on thread_pid's tasks (6.1: pid_links[PIDTYPE_PID]) */
 		u64 host_id;		/* set for a program the host started (not its children): its exit goes to the host */
 		struct session_task *session;	/* a process of a session, run on the host (session.c) */
 		int (*threadfn)(void *);

@@ -5,6 +5,7 @@
  * initial one; the ids are the subjective credentials (current_cred()).
  */
 #include "../include/cred.h"
+#include "../include/pid.h"
 #include "../include/fs.h"
 #include "../include/security.h"
 #include "../include/syscalls.h"
@@ -95,7 +96,7 @@ static __always_inline int cap_get_target_pid(pid_t pid, kernel_cap_t *pEp, kern
 
 	if (pid && pid != current->pid) {
 		preempt_disable();	/* rcu_read_lock() */
-		target = find_task_by_pid(pid);
+		target = find_task_by_vpid(pid);
 		ret = target ? security_capget(target, pEp, pIp, pPp) : -ESRCH;
 		preempt_enable();
 	} else {

@@ -5,6 +5,7 @@
  * found by the name's last component) or the VFS's (open_exec).
  */
 #include "../include/syscalls.h"
+#include "../include/pid.h"
 #include "../include/mmap_lock.h"
 #include "../include/binfmts.h"
 #include "../include/fs.h"
@@ -379,15 +380,6 @@ void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 	memcpy(before, tsk->comm, TASK_COMM_LEN);
 	strscpy_pad(tsk->comm, buf, TASK_COMM_LEN);
 	tracing_record_task_rename(tsk, before);
-}
-
-/* The thread taking the leader's place at exec takes its pid too, and the leader this one's. */
-noinline void exchange_tids(struct task_struct *left, struct task_struct *right)
-{
-	pid_t tid = left->pid;
-
-	left->pid = right->pid;
-	right->pid = tid;
 }
 
 /*

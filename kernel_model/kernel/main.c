@@ -1,5 +1,6 @@
 /* Boot: start_kernel on cpu 0, start_secondary on the others, then init. */
 #include "../include/kernel.h"
+#include "../include/pid.h"
 #include "../include/signal.h"
 #include "../include/net.h"
 #include "../include/session.h"
@@ -73,6 +74,7 @@ void __init start_kernel(void)
 	mem_init();
 	printk_init();
 	cred_init();
+	pid_idr_init();
 	fork_init();
 	signals_init();
 	init_posix_timers();

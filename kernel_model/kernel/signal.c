@@ -8,6 +8,7 @@
  * take no signals here.
  */
 #include "../include/syscalls.h"
+#include "../include/pid.h"
 #include "../include/signal.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
@@ -691,9 +692,9 @@ noinline int group_send_sig_info(int sig, struct sigqueue_info *info, struct tas
 	return ret;
 }
 
-noinline int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid)
+noinline int kill_pid_info(int sig, struct sigqueue_info *info, struct pid *pid)
 {
-	struct task_struct *p = find_task_by_pid(pid);
+	struct task_struct *p = pid_task(pid, PIDTYPE_PID);
 	int error;
 
 	if (!p || p->exit_state)
@@ -755,7 +756,7 @@ static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid
 	int i, n, retval = 0;
 
 	if (pid > 0)
-		return kill_pid_info(sig, info, pid);	/* kill_proc_info() */
+		return kill_pid_info(sig, info, find_vpid(pid));	/* kill_proc_info() */
 	if (pid == (pid_t)0x80000000)	/* INT_MIN: -pid overflows */
 		return -ESRCH;
 	if (pid != -1)
@@ -784,7 +785,7 @@ SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 /* The thread pid (of tgid, if given) gets the signal. */
 static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigqueue_info *info)
 {
-	struct task_struct *p = find_task_by_pid(pid);
+	struct task_struct *p = find_task_by_vpid(pid);
 	int error;
 
 	if (!p || p->exit_state || (tgid > 0 && p->tgid != tgid))
@@ -850,7 +851,7 @@ static noinline int do_rt_sigqueueinfo(pid_t pid, int sig, struct sigqueue_info 
 	if ((info->code >= 0 || info->code == SI_TKILL) && current->tgid != pid)
 		return -EPERM;
 	/* POSIX.1b doesn't mention process groups.  */
-	return kill_pid_info(sig, info, pid);	/* kill_proc_info() */
+	return kill_pid_info(sig, info, find_vpid(pid));	/* kill_proc_info() */
 }
 
 SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)

@@ -2,6 +2,7 @@
  * resource limits as a fresh Debian login has them (getrlimit, prlimit64;
  * they are reported, and only RLIMIT_STACK bounds anything here: the stack's growth). */
 #include "../include/security.h"
+#include "../include/pid.h"
 #include "../include/loadavg.h"
 #include "../include/syscalls.h"
 #include "../include/cputime.h"
@@ -65,20 +66,22 @@ static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 
 /*
  * kernel/pid.c: a task's id of a type (its pid, its thread group's, its process group's, its
- * session's) as the pid namespace ns sees it (NULL: the caller's).  There is one namespace
- * here, the initial one, which sees every id as it is; a reaped task has none left (0).
+ * session's) as the pid namespace ns sees it (NULL: the caller's).  Its own is its struct pid's
+ * number (pid.h); the others are numbers here, which the one namespace sees as they are; a
+ * reaped task has none left (0).
  */
 noinline pid_t __task_pid_nr_ns(struct task_struct *task, enum pid_type type, struct pid_namespace *ns)
 {
 	static const pid_t none;
 	const pid_t *nr;
 
+	if (!ns)
+		ns = task_active_pid_ns(current);
+	if (type == PIDTYPE_PID)	/* task_pid_ptr(): &task->thread_pid */
+		return pid_nr_ns(READ_ONCE(task->thread_pid), ns);
 	if (task->exit_state == EXIT_DEAD)	/* its pids detached (release_task) */
 		return 0;
 	switch (type) {	/* task_pid_ptr() */
-	case PIDTYPE_PID:
-		nr = &task->pid;
-		break;
 	case PIDTYPE_TGID:
 		nr = &task->tgid;
 		break;
@@ -147,7 +150,7 @@ notrace int prio_targets(int which, int who, struct task_struct **tasks)
 	int n = 0;
 
 	if (which == PRIO_PROCESS) {
-		t = who ? find_task_by_pid(who) : current;
+		t = who ? find_task_by_vpid(who) : current;
 		if (t)
 			tasks[n++] = t;
 		return n;
@@ -262,7 +265,7 @@ SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlim
 		checkflags |= LSM_PRLIMIT_WRITE;
 	}
 	if (pid && pid != current->pid && pid != current->tgid) {
-		tsk = find_task_by_pid(pid);
+		tsk = find_task_by_vpid(pid);
 		if (!tsk)
 			return -ESRCH;
 	}
@@ -823,7 +826,7 @@ SYSCALL_DEFINE2(setpgid, pid_t, pid, pid_t, pgid)
 		return -EINVAL;
 	spin_lock_irqsave(&sched_lock, flags);
 	err = -ESRCH;
-	p = find_task_by_pid(pid);
+	p = find_task_by_vpid(pid);
 	if (!p)
 		goto out;
 	err = -EINVAL;
@@ -865,7 +868,7 @@ static __always_inline int task_group_id(pid_t pid, bool session)
 
 	spin_lock_irqsave(&sched_lock, flags);
 	if (pid) {
-		p = find_task_by_pid(pid);
+		p = find_task_by_vpid(pid);
 		if (p) {	/* another's: the LSM's say first */
 			ret = session ? security_task_getsid(p) : security_task_getpgid(p);
 			if (ret)

@@ -347,6 +347,50 @@ def test_ids_survive_commits(machine):
     assert "\nUid:\t0\t0\t0\t0\n" in out and "\nGid:\t0\t0\t0\t0\n" in out, out
 
 
+# kernel/pid.c: a struct pid per task from fork to reaping, the ids of kill/tgkill found through
+# it (real-tracefs: alloc_pid and attach_pid <-copy_process, detach_pid <-release_task,
+# find_vpid <-kill_something_info, pid_task <-kill_pid_info; 6.1 tail-calls __change_pid and
+# free_pid, which a frame-pointer build shows under detach_pid and __change_pid)
+PID_CALLS = {
+    ("alloc_pid", "copy_process"),
+    ("attach_pid", "copy_process"),
+    ("detach_pid", "release_task"),
+    ("__change_pid", "detach_pid"),
+    ("free_pid", "__change_pid"),
+    ("delayed_put_pid", "rcu_do_batch"),
+    ("put_pid", "delayed_put_pid"),
+    ("find_vpid", "kill_something_info"),
+    ("find_pid_ns", "find_vpid"),
+    ("task_active_pid_ns", "find_vpid"),
+    ("pid_task", "kill_pid_info"),
+    ("find_task_by_vpid", "do_send_specific"),      # tgkill
+    ("find_task_by_pid_ns", "find_task_by_vpid"),
+    ("pid_task", "find_task_by_pid_ns"),
+    ("find_task_by_vpid", "__do_sys_prlimit64"),
+    ("pid_nr_ns", "__task_pid_nr_ns"),             # gettid, getpid's thread-group leader
+    ("exchange_tids", "de_thread"),                # a thread's exec takes the leader's pid
+}
+
+
+def test_pid_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PID_CALLS}, [
+        (["progtest", "fork"], None),
+        (["fsop", "task", "/tmp/fsop-ptask"], None),   # kill, prlimit64 of another pid
+        (["progtest", "signal"], b"handler saw signal 10\n"),   # raise(): tgkill
+        (["progtest", "threadexec"], None),
+        (["getuid-loop", "30000"], None),              # (a grace period: the freed pids go)
+    ])
+    assert PID_CALLS <= calls, PID_CALLS - calls
+
+
+def test_kill_finds_a_task_by_its_struct_pid(machine):
+    """kill(2) finds the task through its pid's struct pid: init's is found, an unused one (or
+    a reaped task's) is ESRCH."""
+    assert run(machine, ["syscall", "62", "1", "0"]) == b"0\n"          # kill(1, 0)
+    assert run(machine, ["syscall", "62", "999", "0"], status=1).startswith(b"-3 ")       # kill(999, 0): ESRCH
+    assert run(machine, ["syscall", "234", "1", "999", "0"], status=1).startswith(b"-3 ")  # tgkill(1, 999, 0)
+
+
 # fs/proc/array.c, fs/seq_file.c
 PROC_CALLS = {
     ("proc_task_name", "proc_pid_status"),
