@@ -391,6 +391,32 @@ def test_kill_finds_a_task_by_its_struct_pid(machine):
     assert run(machine, ["syscall", "234", "1", "999", "0"], status=1).startswith(b"-3 ")  # tgkill(1, 999, 0)
 
 
+# mm/mmu_gather.c, mm/swap_state.c, mm/swap.c: munmap and madvise(MADV_DONTNEED) gather the
+# pages they unmap and free them once the TLBs forgot them (real-tracefs: __tlb_remove_page_size
+# <-unmap_page_range, tlb_batch_pages_flush <-tlb_finish_mmu, free_pages_and_swap_cache
+# <-tlb_batch_pages_flush, free_unref_page_list <-release_pages; 6.1 tail-calls release_pages)
+MMU_GATHER_CALLS = {
+    ("tlb_gather_mmu", "unmap_region"),
+    ("tlb_finish_mmu", "unmap_region"),
+    ("tlb_gather_mmu", "zap_page_range"),
+    ("tlb_finish_mmu", "zap_page_range"),
+    ("unmap_single_vma", "zap_page_range"),
+    ("__tlb_remove_page_size", "unmap_page_range"),
+    ("tlb_batch_pages_flush", "tlb_finish_mmu"),
+    ("free_pages_and_swap_cache", "tlb_batch_pages_flush"),
+    ("release_pages", "free_pages_and_swap_cache"),
+    ("free_unref_page_list", "release_pages"),
+}
+
+
+def test_mmu_gather_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in MMU_GATHER_CALLS}, [
+        (["fsop", "mm", "/tmp/fsop-gmm"], None),       # munmap, madvise(MADV_DONTNEED)
+        (["fsop", "task", "/tmp/fsop-gtask"], None),
+    ])
+    assert MMU_GATHER_CALLS <= calls, MMU_GATHER_CALLS - calls
+
+
 # fs/proc/array.c, fs/seq_file.c
 PROC_CALLS = {
     ("proc_task_name", "proc_pid_status"),
