@@ -63,10 +63,39 @@ struct cred {
 	kuid_t fsuid;			/* for file system access */
 	kgid_t fsgid;
 	struct user_namespace *user_ns;
+	struct group_info *group_info;	/* its supplementary groups, shared by reference */
 	bool non_rcu;			/* freed at once, not after a grace period (access_override_creds) */
 	struct rcu_head rcu;
 };
 extern struct cred init_cred;
+
+/* kernel/groups.c: a task's supplementary groups, sorted (groups_search), never changed once a
+ * cred holds them */
+struct group_info {
+	int usage;		/* atomic_t */
+	int ngroups;
+	kgid_t gid[];
+};
+#define NGROUPS_MAX	65536
+
+struct group_info *groups_alloc(int gidsetsize);
+void groups_free(struct group_info *group_info);
+void groups_sort(struct group_info *group_info);
+int groups_search(const struct group_info *group_info, kgid_t grp);
+void set_groups(struct cred *new, struct group_info *group_info);
+int set_current_groups(struct group_info *group_info);
+
+static inline struct group_info *get_group_info(struct group_info *gi)
+{
+	__atomic_add_fetch(&gi->usage, 1, __ATOMIC_RELAXED);
+	return gi;
+}
+
+static inline void put_group_info(struct group_info *gi)
+{
+	if (__atomic_sub_fetch(&gi->usage, 1, __ATOMIC_ACQ_REL) == 0)
+		groups_free(gi);
+}
 
 void __init cred_init(void);
 struct cred *prepare_creds(void);

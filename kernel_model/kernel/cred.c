@@ -5,8 +5,8 @@
  * after a grace period (put_cred_rcu()), since readers look at another task's without a lock.
  * A user namespace maps every id to itself.  No capability sets are kept: root's (an
  * effective uid of 0; for the file checks a fsuid of 0) are all of them, what 6.1 gives a task
- * under the default securebits (cap_emulate_setxuid).  No supplementary groups (setgroups is
- * not modelled): a task's groups are its fsgid alone.
+ * under the default securebits (cap_emulate_setxuid).  The supplementary groups (kernel/groups.c)
+ * are a sorted array shared by reference as the cred is.
  */
 #include "../include/syscalls.h"
 #include "../include/cred.h"
@@ -16,10 +16,13 @@
 
 static struct kmem_cache *cred_jar;
 
-/* the idle tasks', and through them every task's first ids: root's */
+/* the idle tasks', and through them every task's first ids: root's, no supplementary groups */
+static struct group_info init_groups = { .usage = 2 };	/* (never freed) */
+
 struct cred init_cred = {
 	.usage = 4,	/* (never freed) */
 	.user_ns = &init_user_ns,
+	.group_info = &init_groups,
 };
 
 void __init cred_init(void)
@@ -33,6 +36,7 @@ static noinline void put_cred_rcu(struct rcu_head *rcu)
 {
 	struct cred *cred = container_of(rcu, struct cred, rcu);
 
+	put_group_info(cred->group_info);
 	kmem_cache_free(cred_jar, cred);
 }
 
@@ -67,6 +71,7 @@ static __always_inline struct cred *cred_dup(const struct cred *old)
 	*new = *old;
 	new->usage = 1;
 	new->non_rcu = false;
+	get_group_info(new->group_info);
 	return new;
 }
 
@@ -148,16 +153,142 @@ noinline int copy_creds(struct task_struct *p, unsigned long clone_flags)
 	return 0;
 }
 
-/* whether the task's file system group is `grp` (or one of its supplementary groups: none) */
-noinline int in_group_p(kgid_t grp)
+/* ---- kernel/groups.c ---- */
+noinline struct group_info *groups_alloc(int gidsetsize)
 {
-	return current_fsgid() == grp;
+	struct group_info *gi = kmalloc(sizeof(*gi) + gidsetsize * sizeof(kgid_t), GFP_KERNEL_ACCOUNT);
+
+	if (!gi)
+		return NULL;
+	gi->usage = 1;
+	gi->ngroups = gidsetsize;
+	return gi;
 }
 
-/* kernel/groups.c: the supplementary groups, of which a task here has none */
+noinline void groups_free(struct group_info *group_info)
+{
+	kfree(group_info);	/* kvfree() */
+}
+
+/* in order, for groups_search()'s halving (6.1: sort() with gid_cmp; lib/ is untraced) */
+noinline void groups_sort(struct group_info *group_info)
+{
+	int i, j;
+
+	for (i = 1; i < group_info->ngroups; i++) {
+		kgid_t g = group_info->gid[i];
+
+		for (j = i; j > 0 && group_info->gid[j - 1] > g; j--)
+			group_info->gid[j] = group_info->gid[j - 1];
+		group_info->gid[j] = g;
+	}
+}
+
+/* whether grp is one of the groups */
+noinline int groups_search(const struct group_info *group_info, kgid_t grp)
+{
+	unsigned int left = 0, right = group_info->ngroups;
+
+	while (left < right) {
+		unsigned int mid = (left + right) / 2;
+
+		if (grp > group_info->gid[mid])
+			left = mid + 1;
+		else if (grp < group_info->gid[mid])
+			right = mid;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/* new credentials take these groups (a reference of their own) */
+noinline void set_groups(struct cred *new, struct group_info *group_info)
+{
+	put_group_info(new->group_info);
+	get_group_info(group_info);
+	new->group_info = group_info;
+}
+
+/* the caller's groups become these: a copy of its credentials with them, committed */
+noinline int set_current_groups(struct group_info *group_info)
+{
+	struct cred *new = prepare_creds();
+
+	if (!new)
+		return -ENOMEM;
+	set_groups(new, group_info);
+	return commit_creds(new);
+}
+
 SYSCALL_DEFINE2(getgroups, int, gidsetsize, gid_t *, grouplist)
 {
+	const struct cred *cred = current_cred();
+	int i;
+
 	if (gidsetsize < 0)
 		return -EINVAL;
-	return 0;
+	i = cred->group_info->ngroups;
+	if (gidsetsize) {
+		int j;
+
+		if (i > gidsetsize)
+			return -EINVAL;
+		for (j = 0; j < i; j++) {	/* groups_to_user() */
+			gid_t gid = from_kgid_munged(cred->user_ns, cred->group_info->gid[j]);
+
+			if (copy_to_user(grouplist + j, &gid, sizeof(gid)))
+				return -EFAULT;
+		}
+	}
+	return i;
+}
+
+/* CAP_SETGID (the one user namespace allows setgroups) */
+noinline bool may_setgroups(void)
+{
+	return ns_capable_setid(current_cred()->user_ns, CAP_SETGID);
+}
+
+SYSCALL_DEFINE2(setgroups, int, gidsetsize, gid_t *, grouplist)
+{
+	struct group_info *group_info;
+	int retval, i;
+
+	if (!may_setgroups())
+		return -EPERM;
+	if ((unsigned int)gidsetsize > NGROUPS_MAX)
+		return -EINVAL;
+	group_info = groups_alloc(gidsetsize);
+	if (!group_info)
+		return -ENOMEM;
+	for (i = 0; i < gidsetsize; i++) {	/* groups_from_user() */
+		gid_t gid;
+		kgid_t kgid;
+
+		if (copy_from_user(&gid, grouplist + i, sizeof(gid))) {
+			put_group_info(group_info);
+			return -EFAULT;
+		}
+		kgid = make_kgid(current_cred()->user_ns, gid);
+		if (!gid_valid(kgid)) {
+			put_group_info(group_info);
+			return -EINVAL;
+		}
+		group_info->gid[i] = kgid;
+	}
+	groups_sort(group_info);
+	retval = set_current_groups(group_info);
+	put_group_info(group_info);
+	return retval;
+}
+
+/* whether the task's file system group is `grp`, or one of its supplementary groups */
+noinline int in_group_p(kgid_t grp)
+{
+	const struct cred *cred = current_cred();
+
+	if (grp != cred->fsgid)
+		return groups_search(cred->group_info, grp);
+	return 1;
 }

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from test_kernel_paths import run, traced_calls
-from test_progs import BUSYBOX, _static_busybox
+from test_progs import BUSYBOX, _static_busybox, build_static  # noqa: F401 (a fixture)
 from guest_events import number_events as event_ids
 
 
@@ -345,6 +345,28 @@ def test_ids_survive_commits(machine):
         assert line + "\n" in out, (line, out)
     out = run(machine, ["cat", "/proc/self/status"]).decode()
     assert "\nUid:\t0\t0\t0\t0\n" in out and "\nGid:\t0\t0\t0\t0\n" in out, out
+
+
+# kernel/groups.c: setgroups builds, sorts and commits a group_info; the old one goes with its cred
+GROUPS_CALLS = {
+    ("may_setgroups", "__do_sys_setgroups"),
+    ("groups_alloc", "__do_sys_setgroups"),
+    ("groups_sort", "__do_sys_setgroups"),
+    ("set_current_groups", "__do_sys_setgroups"),
+    ("prepare_creds", "set_current_groups"),
+    ("set_groups", "set_current_groups"),
+    ("commit_creds", "set_current_groups"),
+    ("groups_free", "__do_sys_setgroups"),   # setgroups(1, bad address): the new one dropped
+    ("groups_free", "put_cred_rcu"),         # replaced: freed with the cred that held it
+}
+
+
+def test_supplementary_group_calls(machine, build_static):
+    calls = traced_calls(machine, {f for f, _ in GROUPS_CALLS}, [
+        ([build_static("setgroups.c")], None),
+        (["getuid-loop", "30000"], None),              # (a grace period: the old creds go)
+    ])
+    assert GROUPS_CALLS <= calls, GROUPS_CALLS - calls
 
 
 # kernel/pid.c: a struct pid per task from fork to reaping, the ids of kill/tgkill found through
