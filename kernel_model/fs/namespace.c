@@ -1,9 +1,13 @@
 /*
  * Mounts (Linux's fs/namespace.c): a tree of struct mount, one namespace.  A dentry that has
  * something mounted on it is DCACHE_MOUNTED; lookup_mnt() finds the mount on (mnt, dentry)
- * in the mount hash.  /proc/mounts lists the tree in mount order.
+ * in the mount hash.  /proc/mounts lists the tree in mount order.  open_tree(2) gives an
+ * O_PATH file of a mount's object; not its OPEN_TREE_CLONE (a detached copy of the tree: no
+ * anonymous mount namespaces here), EINVAL as for a flag it does not know.
  */
 #include "../include/fs.h"
+#include "../include/cred.h"
+#include "../include/syscalls.h"
 
 #define M_HASH 64
 static struct list_head mount_hashtable[M_HASH];
@@ -284,6 +288,41 @@ notrace int show_mounts(struct seq_file *m, void *v)
 	path_put(&root);
 	kfree(buf);
 	return 0;
+}
+
+SYSCALL_DEFINE3(open_tree, int, dfd, const char *, filename, unsigned, flags)
+{
+	int lookup_flags = LOOKUP_AUTOMOUNT | LOOKUP_FOLLOW;
+	struct file *file;
+	struct path path;
+	int error, fd;
+
+	if (flags & ~(AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW | OPEN_TREE_CLOEXEC))
+		return -EINVAL;	/* (OPEN_TREE_CLONE among them: see above) */
+	if (flags & AT_RECURSIVE)	/* (only with OPEN_TREE_CLONE) */
+		return -EINVAL;
+	if (flags & AT_NO_AUTOMOUNT)
+		lookup_flags &= ~LOOKUP_AUTOMOUNT;
+	if (flags & AT_SYMLINK_NOFOLLOW)
+		lookup_flags &= ~LOOKUP_FOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		lookup_flags |= LOOKUP_EMPTY;
+	fd = get_unused_fd_flags(flags & O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	error = user_path_at_empty(dfd, filename, lookup_flags, &path, NULL);	/* (user_path_at()) */
+	if (unlikely(error)) {
+		file = ERR_PTR(error);
+	} else {
+		file = dentry_open(&path, O_PATH, current_cred());
+		path_put(&path);
+	}
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
+	fd_install(fd, file);
+	return fd;
 }
 
 void __init mnt_init(void)

@@ -101,6 +101,23 @@ noinline int vfs_open(const struct path *path, struct file *file)
 	return do_dentry_open(file, path->dentry->d_inode, NULL);
 }
 
+/* dentry_open(): a file of an object already looked up (open_tree's O_PATH one), opened with
+ * cred's rights */
+noinline struct file *dentry_open(const struct path *path, int flags, const struct cred *cred)
+{
+	struct file *f = alloc_empty_file(flags, cred);
+	int error;
+
+	if (!IS_ERR(f)) {
+		error = vfs_open(path, f);
+		if (error) {
+			fput(f);
+			f = ERR_PTR(error);
+		}
+	}
+	return f;
+}
+
 /* A file system's ->open for its regular files: a file past 2 GiB takes O_LARGEFILE (which
  * open(2) always sets on x86-64; a kernel's filp_open does not) */
 noinline int generic_file_open(struct inode *inode, struct file *filp)

@@ -63,6 +63,9 @@ typedef unsigned short umode_t;
 #define AT_SYMLINK_FOLLOW	0x400
 #define AT_NO_AUTOMOUNT		0x800
 #define AT_EMPTY_PATH		0x1000
+#define AT_RECURSIVE		0x8000	/* (open_tree: the whole subtree) */
+#define OPEN_TREE_CLONE		1
+#define OPEN_TREE_CLOEXEC	O_CLOEXEC
 #define AT_STATX_SYNC_TYPE	0x6000
 #define RENAME_NOREPLACE	1
 #define RENAME_EXCHANGE		2
@@ -823,6 +826,8 @@ int init_symlink(const char *oldname, const char *newname);
 
 /* open.c, file_table.c, file.c */
 struct file *alloc_empty_file(int flags, const void *cred);
+struct cred;
+struct file *dentry_open(const struct path *path, int flags, const struct cred *cred);
 struct file *alloc_file_clone(struct file *base, int flags, const struct file_operations *fops);
 struct file *alloc_file_pseudo(struct inode *inode, struct vfsmount *mnt, const char *name,
 			       int flags, const struct file_operations *fops);

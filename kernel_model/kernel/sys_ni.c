@@ -753,12 +753,6 @@ SYSCALL_DEFINE4(io_uring_register, unsigned int, fd, unsigned int, opcode, void 
 }
 
 /* fs/namespace.c */
-SYSCALL_DEFINE3(open_tree, int, dfd, const char *, filename, unsigned, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namespace.c */
 SYSCALL_DEFINE5(move_mount, int, from_dfd, const char *, from_pathname, int, to_dfd, const char *, to_pathname, unsigned int, flags)
 {
 	return sys_ni_syscall();

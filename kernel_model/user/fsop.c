@@ -143,6 +143,17 @@ static void fam_open(void)
 	R("open(f, O_RDONLY|O_CREAT, 04000) mode", open("f", O_RDONLY | O_CREAT, 0) >= 0);
 	R("creat(c)", sc(85, L("c"), 0600, 0, 0, 0));
 	R("open(/dev/null, O_RDWR)", open("/dev/null", O_RDWR, 0) >= 0);
+	/* open_tree(2) without OPEN_TREE_CLONE: an O_PATH file of the object (dentry_open) */
+	fd = sc(428, AT_FDCWD, L("f"), 0, 0, 0);
+	R("open_tree(f) >= 0", fd >= 0);
+	R("read(open_tree fd)", read(fd, name_buf, 1));
+	R("fcntl(open_tree fd, F_GETFL) & O_PATH", sc(72, fd, 3, 0, 0, 0) & O_PATH);
+	R("open_tree(fd, \"\", AT_EMPTY_PATH) >= 0", sc(428, fd, L(""), 0x1000, 0, 0) >= 0);
+	R("open_tree(\"\")", sc(428, AT_FDCWD, L(""), 0, 0, 0));
+	R("open_tree(missing)", sc(428, AT_FDCWD, L("missing"), 0, 0, 0));
+	R("open_tree(f, 2)", sc(428, AT_FDCWD, L("f"), 2, 0, 0));
+	R("open_tree(f, AT_RECURSIVE)", sc(428, AT_FDCWD, L("f"), 0x8000, 0, 0));
+	R("open_tree(f, O_CLOEXEC): FD_CLOEXEC", sc(72, sc(428, AT_FDCWD, L("f"), O_CLOEXEC, 0, 0), 1, 0, 0, 0));
 }
 
 static void fam_rw(void)

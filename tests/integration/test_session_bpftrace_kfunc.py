@@ -171,3 +171,19 @@ def test_kallsyms_lists_the_trampoline_while_it_exists(tmp_path):
     site = re.search(r"call +([0-9a-f]+) <(bpf_trampoline_\d+)>", lines[1])
     assert site and (int(site.group(1), 16), site.group(2)) == (int(m.group(1), 16), m.group(2)), result.stdout
     assert lines[2:] == ["bpftrace exited 0", "0"], result.stdout
+
+
+def test_path_of_each_file_closed(tmp_path):
+    """bpftrace's path() (bpf_d_path, for fentry programs on 6.1's allowlist), as its reference
+    guide shows it: `kfunc:filp_close { printf("%s\\n", path(args->filp->f_path)); }` prints the
+    name of each file closed.  bpftrace finds d_path with a program on dentry_open (open_tree's
+    O_PATH open here): `bpftrace --info` says `dpath: yes`, as on the real 6.1."""
+    marker = tmp_path / "bt_marker"
+    shutil.copy("/bin/cat", marker)
+    out, err = bpftrace_while(tmp_path, 'kfunc:filp_close /comm == "bt_marker"/ { printf("%s\\n", '
+                              'path(args->filp->f_path)); }', f"{marker} /etc/hostname >/dev/null", runs=3)
+    lines = out.splitlines()
+    assert lines[0] == "Attaching 1 probe...", out + err
+    assert "/etc/hostname" in lines[1:], out + err
+    info = tracefs_sim("run", "-c", "bpftrace --info 2>&1 | grep -w dpath", timeout=200, cwd=tmp_path)
+    assert info.stdout.split() == ["dpath:", "yes"], info.stdout + info.stderr
