@@ -46,10 +46,6 @@
 #define PORT_TRACE_FULL	0x525	/* al = slot: this cpu's trace ring of that slot is full: a live host
 				 * drains it before the guest goes on (the ring is a transport;
 				 * Linux's buffer, the host's, may have room) */
-#define PORT_YIELD	0x526	/* cpu_relax(): this cpu waits for another or for the host: a
-				 * live host ends its slice, as a hypervisor's pause-loop exit does
-				 * (the cpus run one at a time, in turns: the other cannot go on
-				 * before this one's turn ends) */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1

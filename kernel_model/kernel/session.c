@@ -271,32 +271,14 @@ static void deliver(struct queued_record *q)
 /*
  * Move up to `budget` records from the ring onto their tasks' queues.  True when the ring is
  * empty (and the supervisor told to ring for the next), false when records are left.
- *
- * One consumer at a time (ring_lock): the worker, or an interrupt; an interrupt that finds
- * another at it (`trylock`) leaves the records to it, which looks at head again before it says
- * the ring is empty.  session_lock is taken a record at a time, for its delivery only.
- *
- * Why: the machine runs its cpus one after the other in slices (1 ms), so a cpu spinning on a
- * lock whose holder's slice ended spins its whole slice.  With session_lock held across a batch
- * and a worker taking batch after batch while the host wrote them, a task replaying its calls
- * on the other cpu (it takes session_lock for each record) got it a few hundred times a second:
- * a getppid() loop's replay crawled at ~100-500 calls/s until the loop ended, and the ring
- * overflowed; an interrupt spinning on ring_lock there did the same.
  */
-static spinlock_t ring_lock;
-
-static notrace bool session_ring_take(unsigned int budget, bool interrupt)
+static notrace bool session_ring_take(unsigned int budget)
 {
 	struct session_ring *r = &session_ring;
-	unsigned long flags = arch_local_irq_save();
+	unsigned long flags;
 	bool empty = false;
 
-	if (interrupt && !spin_trylock(&ring_lock)) {
-		arch_local_irq_restore(flags);
-		return true;
-	}
-	if (!interrupt)
-		spin_lock(&ring_lock);
+	spin_lock_irqsave(&session_lock, flags);
 	while (budget--) {
 		u64 tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 
@@ -322,7 +304,6 @@ static notrace bool session_ring_take(unsigned int budget, bool interrupt)
 				   !(len & 7)) {
 				struct queued_record *q = copy_out(rec);
 
-				spin_lock(&session_lock);
 				records_taken++;
 				if (q) {
 					session_records_taken++;
@@ -332,15 +313,13 @@ static notrace bool session_ring_take(unsigned int budget, bool interrupt)
 				} else {
 					publish_retired(1);	/* dropped: no memory for it */
 				}
-				spin_unlock(&session_lock);
 			} else {
 				panic("session ring: a record of a bad length");
 			}
 			__atomic_store_n(&r->tail, tail + len, __ATOMIC_RELEASE);
 		}
 	}
-	spin_unlock(&ring_lock);
-	arch_local_irq_restore(flags);
+	spin_unlock_irqrestore(&session_lock, flags);
 	return empty;
 }
 
@@ -354,7 +333,7 @@ static notrace bool session_ring_take(unsigned int budget, bool interrupt)
 
 static notrace void session_ring_work_fn(struct work_struct *work)
 {
-	while (!session_ring_take(SESSION_RING_BUDGET, false))
+	while (!session_ring_take(SESSION_RING_BUDGET))
 		if (need_resched())
 			schedule();
 }
@@ -363,7 +342,7 @@ static notrace void session_ring_work_fn(struct work_struct *work)
 /* The host's interrupt: move what the ring holds onto the tasks' queues. */
 notrace void session_ring_interrupt(void)
 {
-	if (!session_ring_take(SESSION_RING_BUDGET, true))
+	if (!session_ring_take(SESSION_RING_BUDGET))
 		schedule_work(&session_ring_work);
 }
 

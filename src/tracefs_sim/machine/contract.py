@@ -490,7 +490,7 @@ class ServedMachine(TracedMachine, Protocol):
         without one, or a seeded machine)."""
         ...
 
-    def session_stats(self) -> dict[str, int] | None: ...  # produced, retired(_upto), lost; None: no session
+    def session_stats(self) -> dict[str, int] | None: ...  # produced, retired, lost; None: no session
     def session_behind(self) -> bool: ...  # records the kernel has not acted on yet
     def session_caught_up(self) -> bool:
         """Wait (bounded) until the kernel acted on every record produced so far."""

@@ -468,15 +468,14 @@ class Machine:
                                  self._perf_wake_fd)
 
     def session_stats(self) -> dict[str, int] | None:
-        """The session ring's counters: records a supervisor produced, the kernel retired
-        (retired_upto: the records up to which, in the ring's order, all are), and those lost
-        because the ring was full; None without a session."""
+        """The session ring's counters: records a supervisor produced, the kernel retired,
+        and those lost because the ring was full; None without a session."""
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return None
         return {name: self._ram().u64(where[0] + offset)
                 for name, offset in (("produced", PRODUCED_OFFSET), ("retired", RETIRED_OFFSET),
-                                     ("retired_upto", RETIRED_UPTO_OFFSET), ("lost", LOST_OFFSET))}
+                                     ("lost", LOST_OFFSET))}
 
     def session_behind(self) -> bool:
         """Whether the kernel has records of a session's supervisor it has not acted on."""

@@ -63,9 +63,6 @@ struct cpu_events {
 	struct pmu_blocks *pmu_blocks; /* its decoded blocks */
 	uint64_t pmu_page_va;         /* the user page whose bytes pmu_page holds (1: none) */
 	const uint8_t *pmu_page;
-	/* The guest waits for another cpu (a spinlock): the slice ends (emu_stop set: live). */
-	uint32_t yield_port;
-	int32_t pad2;
 };
 
 void hostfs_serve(struct hostfs *h, uint64_t pa);

@@ -13,9 +13,6 @@
  * Python callback, but the notify and wake ports, whose doorbells are for another process of
  * the host: each goes to an eventfd.
  *
- * The yield port ends the slice (a live machine's): the guest spins for another CPU, which
- * runs only in its own turn.
- *
  * No Unicorn header or library: see slice.c.
  */
 #include <unistd.h>
@@ -37,11 +34,6 @@ void port_out_hook(uc_engine *uc, uint32_t port, int size, uint32_t value, void 
 				e->emu_stop(uc);
 			}
 		}
-		return;
-	}
-	if (port == e->yield_port) {	/* the cpu it waits for runs only once this slice ends */
-		if (e->emu_stop)
-			e->emu_stop(uc);
 		return;
 	}
 	if (port == e->pmu_port) {	/* the guest reads or reprograms its counters: count up to now */

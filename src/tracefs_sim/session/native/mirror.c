@@ -17,8 +17,7 @@
  *     its EXIT record follows;
  *  3. a thread of its own watches each process's pidfd: a process that ends without exit(2)
  *     or exit_group(2) (a signal) gets an EXIT record per task.
- * A full ring is waited for while the kernel takes records off it (see produce()); a record is
- * counted as lost only when the kernel stalled.  The project's
+ * The ring is never waited for: a record that does not fit is counted as lost.  The project's
  * own tools (`tracefs-sim exec` and the like, --helper paths) are tasks of the kernel too,
  * but their calls are not mirrored, only their end.
  */
@@ -110,60 +109,14 @@ static void ring_bell(void)
 	eventfd_write(doorbell_fd, 1);
 }
 
-/* Under lock: whether a record of `len` bytes fits in the ring now. */
-static bool fits(unsigned long long len)
-{
-	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
-	unsigned long long off = head % size, pad = off + len > size ? size - off : 0;
-
-	return head + pad + len - __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE) <= size;
-}
-
-/*
- * Under lock: wait until a record of `len` bytes fits, as long as the kernel takes records
- * (its tail moves): a burst of calls the kernel replays slower than the host makes them then
- * costs the callers time, at the kernel's pace, instead of calls.  The kernel taking none for
- * RING_STALL_NS (a paused or stopped machine) ends the wait, and none is waited for again until
- * the ring had room: a stalled kernel costs the session one wait, not one a call.  The lock is
- * kept: the other supervisor threads' records come after this one, in the order of the calls.
- */
-#define RING_STALL_NS (1000 * 1000000ULL)
-static bool ring_stalled;
-
-static bool wait_for_room(unsigned long long len)
-{
-	const struct timespec pause = { 0, 20000 };
-	unsigned long long tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE), moved = now_ns();
-
-	if (fits(len)) {
-		ring_stalled = false;
-		return true;
-	}
-	while (!ring_stalled && !fits(len)) {
-		unsigned long long now;
-
-		if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST))
-			ring_bell();	/* (the bell thread waits for the lock) */
-		nanosleep(&pause, NULL);
-		now = now_ns();
-		if (__atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE) != tail) {
-			tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
-			moved = now;
-		} else if (now - moved >= RING_STALL_NS) {
-			ring_stalled = true;
-		}
-	}
-	return fits(len);
-}
-
-/* Under lock: append a record (rec->len set, a multiple of 8); counts it lost when it does not
- * fit (wait_for_room()). */
+/* Under lock: append a record (rec->len set, a multiple of 8); counts it lost when full. */
 static bool produce(const struct session_record *rec)
 {
 	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
+	unsigned long long tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
 	unsigned long long off = head % size, pad = off + rec->len > size ? size - off : 0;
 
-	if (!wait_for_room(rec->len)) {
+	if (head + pad + rec->len - tail > size) {
 		ring->lost++;
 		return false;
 	}
@@ -1232,19 +1185,31 @@ void mirror_fd_given(pid_t tid, int kfd, int fd)
 
 /* ---- ends ---- */
 
+/* Under lock: whether a record of `len` bytes fits in the ring now. */
+static bool fits(unsigned long long len)
+{
+	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
+	unsigned long long off = head % size, pad = off + len > size ? size - off : 0;
+
+	return head + pad + len - __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE) <= size;
+}
+
 /*
- * The process `tgid` ended: its tasks that did not exit by themselves end with its status
- * (without an EXIT record, a task of the kernel waits for ever for its next call, and its
- * parent's wait4 there with it).
+ * The process `tgid` ended: its tasks that did not exit by themselves end with its status.
+ * Their EXIT records wait for room in the ring (up to EXIT_WAIT_MS; the kernel takes records
+ * off it whatever its tasks do): without one, a task of the kernel waits for ever for its next
+ * call, and its parent's wait4 there with it.
  */
+#define EXIT_WAIT_MS 5000
 static void process_ended(pid_t tgid, int pidfd)
 {
 	struct session_record rec = { .type = SESSION_REC_EXIT, .len = sizeof(rec) };
+	const struct timespec pause = { 0, 1000000 };
 	pid_t *ending = NULL;
 	size_t nr = 0, cap = 0, i;
 	char stat[1024];
 	unsigned int b;
-	int status = 9;	/* SIGKILL, when the zombie is already reaped */
+	int status = 9, waited = 0;	/* SIGKILL, when the zombie is already reaped */
 
 	if (read_proc(tgid, "stat", stat, sizeof(stat)) > 0 && stat_field(stat, 52))
 		status = stat_field(stat, 52);
@@ -1272,10 +1237,15 @@ static void process_ended(pid_t tgid, int pidfd)
 		}
 	}
 	for (i = 0; i < nr; i++) {
+		while (!fits(rec.len) && waited++ < EXIT_WAIT_MS) {
+			pthread_mutex_unlock(&lock);
+			nanosleep(&pause, NULL);
+			pthread_mutex_lock(&lock);
+		}
 		rec.tid = ending[i];
 		rec.ts = now_ns();
 		rec.exit.status = status;
-		produce(&rec);
+		produce(&rec);	/* (counted lost if it still does not fit) */
 	}
 	pthread_mutex_unlock(&lock);
 	free(ending);
