@@ -100,8 +100,8 @@ noinline void __f_setown(struct file *filp, pid_t pid, enum pid_type type, int f
 		filp->f_owner.pid_type = type;
 		if (pid) {
 			security_file_set_fowner(filp);
-			filp->f_owner.uid = current_cred()->uid;
-			filp->f_owner.euid = current_cred()->euid;
+			filp->f_owner.uid = current->uid;
+			filp->f_owner.euid = current->euid;
 		}
 	}
 	spin_unlock_irqrestore(&filp->f_owner.lock, flags);
@@ -221,8 +221,8 @@ static const long band_table[NSIGPOLL] = {
 /* Whether who set the owner may signal p: root, or its uid or suid is theirs */
 static __always_inline int sigio_perm(struct task_struct *p, struct fown_struct *fown, int sig)
 {
-	return (fown->euid == 0 || fown->euid == __task_cred(p)->suid || fown->euid == __task_cred(p)->uid ||
-		fown->uid == __task_cred(p)->suid || fown->uid == __task_cred(p)->uid) &&
+	return (fown->euid == 0 || fown->euid == p->suid || fown->euid == p->uid ||
+		fown->uid == p->suid || fown->uid == p->uid) &&
 	       !security_file_send_sigiotask(p, fown, sig);
 }
 

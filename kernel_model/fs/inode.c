@@ -242,13 +242,13 @@ noinline void iput(struct inode *inode)
 
 noinline void inode_init_owner(struct inode *inode, const struct inode *dir, umode_t mode)
 {
-	inode->i_uid = current_cred()->fsuid;
+	inode->i_uid = current->fsuid;
 	if (dir && (dir->i_mode & S_ISGID)) {
 		inode->i_gid = dir->i_gid;
 		if (S_ISDIR(mode))
 			mode |= S_ISGID;
 	} else {
-		inode->i_gid = current_cred()->fsgid;
+		inode->i_gid = current->fsgid;
 	}
 	inode->i_mode = mode;
 }

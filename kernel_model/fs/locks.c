@@ -1241,7 +1241,7 @@ noinline int generic_setlease(struct file *filp, long arg, struct file_lock **fl
 	struct inode *inode = filp->f_inode;
 	int error;
 
-	if (inode->i_uid != current_cred()->fsuid && !capable(CAP_LEASE))
+	if (inode->i_uid != current->fsuid && !capable(CAP_LEASE))
 		return -EACCES;
 	if (!S_ISREG(inode->i_mode))
 		return -EINVAL;

@@ -115,7 +115,7 @@ noinline int generic_permission(void *idmap, struct inode *inode, int mask)
 	int granted;
 
 	mask &= MAY_READ | MAY_WRITE | MAY_EXEC;
-	if (current_cred()->fsuid == inode->i_uid)
+	if (current->fsuid == inode->i_uid)
 		granted = (mode >> 6) & 7;
 	else if (in_group_p(inode->i_gid))
 		granted = (mode >> 3) & 7;
@@ -509,7 +509,7 @@ static notrace struct dentry *lookup_slow(const struct qstr *name, struct dentry
  */
 static __always_inline int may_follow_link(struct nameidata *nd, const struct inode *inode)
 {
-	if (current_cred()->fsuid == inode->i_uid)
+	if (current->fsuid == inode->i_uid)
 		return 0;
 	if ((nd->dir_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
 		return 0;
@@ -1445,7 +1445,7 @@ SYSCALL_DEFINE2(link, const char *, oldname, const char *, newname)
  * remove or rename it */
 noinline bool __check_sticky(void *idmap, struct inode *dir, struct inode *inode)
 {
-	uid_t fsuid = current_cred()->fsuid;
+	uid_t fsuid = current->fsuid;
 
 	if (inode->i_uid == fsuid)
 		return false;

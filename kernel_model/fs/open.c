@@ -249,30 +249,8 @@ SYSCALL_DEFINE2(ftruncate, unsigned int, fd, off_t, length)
 	return do_sys_ftruncate(fd, length, 1);
 }
 
-/*
- * access(2) checks with the real ids: the caller acts with a copy of its credentials whose file
- * system ids are its real ones until the check is done (6.1's, inline).  The file capabilities
- * follow the fsuid here (commoncap.c), so a real uid of 0 has them and any other has none, as
- * 6.1's cap_effective reset gives.
- */
-static inline const struct cred *access_override_creds(void)
-{
-	const struct cred *old_cred;
-	struct cred *override_cred = prepare_creds();
-
-	if (!override_cred)
-		return NULL;
-	override_cred->fsuid = override_cred->uid;
-	override_cred->fsgid = override_cred->gid;
-	override_cred->non_rcu = true;	/* only this task ever sees it: freed at once */
-	old_cred = override_creds(override_cred);
-	put_cred(override_cred);	/* (override_creds() took its own reference) */
-	return old_cred;
-}
-
 noinline long do_faccessat(int dfd, const char *filename, int mode, int flags)
 {
-	const struct cred *old_cred = NULL;
 	struct path path;
 	struct inode *inode;
 	unsigned int lookup_flags = LOOKUP_FOLLOW;
@@ -286,14 +264,9 @@ noinline long do_faccessat(int dfd, const char *filename, int mode, int flags)
 		lookup_flags &= ~LOOKUP_FOLLOW;
 	if (flags & AT_EMPTY_PATH)
 		lookup_flags |= LOOKUP_EMPTY;
-	if (!(flags & AT_EACCESS)) {
-		old_cred = access_override_creds();
-		if (!old_cred)
-			return -ENOMEM;
-	}
 	res = user_path_at_empty(dfd, filename, lookup_flags, &path, NULL);
 	if (res)
-		goto out_creds;
+		return res;
 	inode = path.dentry->d_inode;
 	if ((mode & MAY_EXEC) && S_ISREG(inode->i_mode)) {
 		res = -EACCES;
@@ -306,9 +279,6 @@ noinline long do_faccessat(int dfd, const char *filename, int mode, int flags)
 		res = -EROFS;
 out:
 	path_put(&path);
-out_creds:
-	if (old_cred)
-		revert_creds(old_cred);
 	return res;
 }
 

@@ -594,8 +594,8 @@ static notrace struct inode *get_pipe_inode(void)
 	pipe->readers = pipe->writers = 1;
 	inode->i_fop = &pipefifo_fops;
 	inode->i_mode = S_IFIFO | 0600;
-	inode->i_uid = current_cred()->uid;
-	inode->i_gid = current_cred()->uid;
+	inode->i_uid = current->uid;
+	inode->i_gid = current->uid;
 	return inode;
 }
 

@@ -27,7 +27,6 @@ struct linux_binprm {
 	const char *filename;		/* the name exec was given */
 	unsigned long exec;		/* where that name is on the new stack (AT_EXECFN) */
 	struct file *file;		/* the program: a held image or the VFS's */
-	struct cred *cred;		/* the credentials it will run with (prepare_bprm_creds) */
 	char buf[BINPRM_BUF_SIZE];	/* the file's first bytes */
 	char interp[128];		/* the interpreter a dynamically linked one names */
 };

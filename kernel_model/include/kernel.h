@@ -159,7 +159,7 @@ struct task_struct {
 	volatile unsigned int __state;
 	int cpu;
 	void *stack;
-	u32 __gap_40;
+	uid_t uid;
 	unsigned int flags;
 	volatile int polling;		/* TIF_POLLING_NRFLAG: an idle task polling need_resched */
 	int on_cpu;
@@ -189,8 +189,6 @@ struct task_struct {
 		struct task_io_accounting ioac;	/* its I/O counts (/proc/PID/io) */
 		struct list_head tasks;
 		struct list_head run_list;
-		struct pid *thread_pid;		/* its id (pid.h); pid is its number */
-		struct list_head pid_link;	/* on thread_pid's tasks (6.1: pid_links[PIDTYPE_PID]) */
 		u64 host_id;		/* set for a program the host started (not its children): its exit goes to the host */
 		struct session_task *session;	/* a process of a session, run on the host (session.c) */
 		int (*threadfn)(void *);
@@ -240,10 +238,9 @@ struct task_struct {
 	struct list_head sibling;
 	struct task_struct *group_leader;	/* the thread group's first task (tgid is its pid) */
 	TASK_GAP(2488, 2632,
-		/* its credentials (cred.h): what others see it as (objective), what it acts with
-		 * (subjective, the same but while an override_creds() lasts) */
-		const struct cred *real_cred;
-		const struct cred *cred;
+		/* the rest of the credentials (6.1's struct cred; uid above is the real uid): kernel/cred.c */
+		uid_t suid, euid, fsuid;
+		gid_t gid, sgid, egid, fsgid;
 		u32 tty;			/* its controlling terminal's device number, 0: none (6.1:
 						 * signal->tty); a session task's is its host process's */
 		unsigned int personality;	/* personality(2): its execution domain and flags */

@@ -14,7 +14,6 @@ struct page {
 	unsigned long flags;		/* PG_* */
 	union {
 		struct list_head slab_list;	/* a slab: in its cache's partial list */
-		struct list_head lru;		/* a page being freed: on release_pages()' list */
 		unsigned long compound_head;	/* a tail page of a __GFP_COMP block: its head | 1 */
 	};
 	struct kmem_cache *slab_cache;	/* a slab: its cache */
@@ -68,7 +67,6 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order);
 struct page *__folio_alloc(gfp_t gfp, unsigned int order, int preferred_nid, void *nodemask);
 #define alloc_page(gfp) alloc_pages(gfp, 0)
 unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
-void free_unref_page_list(struct list_head *list);
 unsigned long get_zeroed_page(gfp_t gfp);
 void __free_pages(struct page *page, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
@@ -398,8 +396,7 @@ int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int le
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
 		    struct pt_regs *regs);
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
-struct mmu_gather;
-void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start_addr, unsigned long end_addr);
+void unmap_vmas(struct vm_area_struct *vma, unsigned long start_addr, unsigned long end_addr);
 /* mmap.c */
 int __split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr, int new_below);
 

@@ -212,7 +212,7 @@ void flush_signal_handlers(struct task_struct *t);
 void force_sig_fault(int sig, int code, unsigned long addr);
 int send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p);
 int send_sig(int sig, struct task_struct *p, int priv);
-int kill_pid_info(int sig, struct sigqueue_info *info, struct pid *pid);
+int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid);
 void force_sig(int sig);
 void exit_signals(struct task_struct *tsk);
 bool unhandled_signal(struct task_struct *tsk, int sig);

@@ -2,10 +2,9 @@
  * Capabilities (kernel/capability.c): capable() and its namespace forms ask the security
  * hooks (security_capable → cap_capable, security/commoncap.c) whether the current task
  * has the capability; one that has it is marked PF_SUPERPRIV.  One user namespace, the
- * initial one; the ids are the subjective credentials (current_cred()).
+ * initial one; the task's ids stand for its struct cred.
  */
 #include "../include/cred.h"
-#include "../include/pid.h"
 #include "../include/fs.h"
 #include "../include/security.h"
 #include "../include/syscalls.h"
@@ -13,7 +12,7 @@
 /* ns_capable_common */
 static __always_inline bool ns_capable_common(struct user_namespace *ns, int cap, unsigned int opts)
 {
-	if (security_capable(current_cred(), ns, cap, opts) == 0) {
+	if (security_capable((const struct cred *)current, ns, cap, opts) == 0) {
 		current->flags |= PF_SUPERPRIV;
 		return true;
 	}
@@ -46,7 +45,7 @@ noinline bool capable_wrt_inode_uidgid(void *idmap, const struct inode *inode, i
 /* The file's owner (by the fsuid), or CAP_FOWNER (fs/inode.c). */
 noinline bool inode_owner_or_capable(void *idmap, const struct inode *inode)
 {
-	if (current_cred()->fsuid == inode->i_uid)
+	if (current->fsuid == inode->i_uid)
 		return true;
 	return capable_wrt_inode_uidgid(idmap, inode, CAP_FOWNER);
 }
@@ -96,7 +95,7 @@ static __always_inline int cap_get_target_pid(pid_t pid, kernel_cap_t *pEp, kern
 
 	if (pid && pid != current->pid) {
 		preempt_disable();	/* rcu_read_lock() */
-		target = find_task_by_vpid(pid);
+		target = find_task_by_pid(pid);
 		ret = target ? security_capget(target, pEp, pIp, pPp) : -ESRCH;
 		preempt_enable();
 	} else {

@@ -5,7 +5,6 @@
  * found by the name's last component) or the VFS's (open_exec).
  */
 #include "../include/syscalls.h"
-#include "../include/pid.h"
 #include "../include/mmap_lock.h"
 #include "../include/binfmts.h"
 #include "../include/fs.h"
@@ -14,7 +13,6 @@
 #include "../include/perf_event.h"
 #include "../include/signal.h"
 #include "../include/security.h"
-#include "../include/cred.h"
 
 extern const struct user_program user_programs[];
 extern const u64 nr_user_programs;
@@ -382,6 +380,15 @@ void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 	tracing_record_task_rename(tsk, before);
 }
 
+/* The thread taking the leader's place at exec takes its pid too, and the leader this one's. */
+noinline void exchange_tids(struct task_struct *left, struct task_struct *right)
+{
+	pid_t tid = left->pid;
+
+	left->pid = right->pid;
+	right->pid = tid;
+}
+
 /*
  * The exec'ing task becomes the process's only thread (fs/exec.c): the others get SIGKILL
  * and are waited for; a thread that is not the group's leader then takes the leader's pid
@@ -466,10 +473,8 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 	do_close_on_exec(me->files);
 	__set_task_comm(me, kbasename(bprm->filename), true);
 	perf_event_exec();
-	/* install the new credentials */
+	/* install the new credentials (the task's own ids here: commit_creds has nothing to swap) */
 	security_bprm_committing_creds(bprm);
-	commit_creds(bprm->cred);
-	bprm->cred = NULL;
 	security_bprm_committed_creds(bprm);
 	return 0;
 }
@@ -527,20 +532,10 @@ static __always_inline int exec_binprm(struct linux_binprm *bprm)
 	return 0;
 }
 
-/* the credentials the program will run with, from the caller's (6.1's, inline) */
-static inline int prepare_bprm_creds(struct linux_binprm *bprm)
-{
-	bprm->cred = prepare_exec_creds();
-	return bprm->cred ? 0 : -ENOMEM;
-}
-
 noinline int bprm_execve(struct linux_binprm *bprm)
 {
-	int retval = prepare_bprm_creds(bprm);
+	int retval = security_bprm_creds_for_exec(bprm);
 
-	if (retval)
-		return retval;
-	retval = security_bprm_creds_for_exec(bprm);
 	if (retval)
 		return retval;
 	return exec_binprm(bprm);
@@ -553,8 +548,6 @@ static noinline void free_bprm(struct linux_binprm *bprm)
 		acct_arg_size(bprm, 0);
 		mmput(bprm->mm);
 	}
-	if (bprm->cred)	/* not committed */
-		abort_creds(bprm->cred);
 	if (bprm->file)
 		fput(bprm->file);
 	kfree(bprm);

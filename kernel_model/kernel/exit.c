@@ -1,12 +1,10 @@
 /* Task exit, reaping and wait4. */
 #include "../include/syscalls.h"
-#include "../include/pid.h"
 #include "../include/blkdev.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
-#include "../include/cred.h"
 #include "../include/uprobes.h"
 
 int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset);
@@ -51,7 +49,6 @@ noinline void release_task(struct task_struct *p)
 	list_del_init(&p->tasks);
 	list_del_init(&p->sibling);
 	spin_unlock_irqrestore(&sched_lock, flags);
-	detach_pid(p, PIDTYPE_PID);	/* __unhash_process() (past sched_lock: free_pid's call_rcu wakes) */
 	put_dead_task(p);
 }
 
@@ -121,7 +118,7 @@ static noinline void __wake_up_parent(struct task_struct *p, struct task_struct 
 void __noreturn do_exit(long code)
 {
 	struct task_struct *tsk = current, *parent;
-	bool thread = tsk->exit_signal == -1, group_dead = true, autoreap;
+	bool thread = tsk->exit_signal == -1, group_dead = true;
 	unsigned long flags;
 
 	exit_signals(tsk);	/* sets PF_EXITING */
@@ -157,14 +154,11 @@ void __noreturn do_exit(long code)
 	/* a thread is reaped at once; its group's leader waits for the last of them */
 	tsk->exit_state = !thread && parent && (parent->mm || parent == kthreadd_task) ? EXIT_ZOMBIE : EXIT_DEAD;
 	tsk->dead_refs = tsk->exit_state == EXIT_ZOMBIE ? 2 : 1;
-	autoreap = tsk->exit_state == EXIT_DEAD;
-	if (autoreap) {	/* (6.1: release_task(), past the lock) */
+	if (tsk->exit_state == EXIT_DEAD) {
 		list_del_init(&tsk->sibling);
 		list_del_init(&tsk->tasks);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
-	if (autoreap)
-		detach_pid(tsk, PIDTYPE_PID);
 	if (tsk->signal && tsk->signal->group_exec_task)	/* de_thread() waits for us */
 		wake_up_process(tsk->signal->group_exec_task);
 	if (!thread && parent && parent->signal && tsk->exit_signal > 0 && group_dead)
@@ -253,7 +247,7 @@ static noinline long wait_consider_task(struct task_struct *p, pid_t pid, int *s
 	if (!reapable(p))
 		return 0;
 	*status = p->exit_code;
-	*uid = __task_cred(p)->uid;
+	*uid = p->uid;
 	if (!(options & WNOWAIT) && current->signal && p->signal) {
 		struct signal_struct *psig = current->signal, *sig = p->signal;
 

@@ -1,6 +1,5 @@
 /* Task creation: kernel_clone for fork(2)/clone(2) and kernel threads. */
 #include "../include/fs.h"
-#include "../include/pid.h"
 #include "../include/syscalls.h"
 #include "../include/blkdev.h"
 #include "../include/trace/trace.h"
@@ -41,6 +40,7 @@
 #define SIGCHLD 17
 /* kthreadd's kernel threads: kernel_thread(fn, arg, CLONE_FS | CLONE_FILES | SIGCHLD) */
 #define KTHREAD_CLONE_FLAGS (CLONE_VM | CLONE_UNTRACED | CLONE_FS | CLONE_FILES)
+static pid_t last_pid;
 
 static struct kmem_cache *task_struct_cachep;
 
@@ -83,12 +83,23 @@ static noinline void free_task(struct task_struct *tsk)
 noinline void __put_task_struct(struct task_struct *t)
 {
 	security_task_free(t);	/* __put_task_struct */
-	if (t->real_cred)	/* (not on a fork that failed before copy_creds) */
-		exit_creds(t);
 	release_signal(t);
 	if (t->pid)	/* a task that got a pid: sched_process_free's place */
 		trace_pid_free(t);
 	free_task(t);
+}
+
+static noinline pid_t alloc_pid(void)
+{
+	pid_t pid;
+
+	/* the kernel's own tasks stay below the session's pids (RESERVED_PIDS is 300) */
+	do {
+		pid = ++last_pid;
+		if (pid >= FIRST_SESSION_PID)
+			last_pid = pid = 300;
+	} while (find_task_by_pid(pid));
+	return pid;
 }
 
 /* Lay out the new task's stack: switch frame returning to ret_from_fork, then pt_regs; the
@@ -242,7 +253,6 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 {
 	unsigned long clone_flags = args->flags;
 	struct task_struct *parent = current, *p = alloc_task();
-	struct pid *pid;
 	unsigned long flags;
 
 	if (!p)
@@ -250,10 +260,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	p->stack = alloc_thread_stack();
 	if (!p->stack)
 		goto free_task;
-	p->real_cred = parent->real_cred;	/* dup_task_struct()'s copy of the parent */
-	p->cred = parent->cred;
-	if (copy_creds(p, clone_flags))
-		goto free_task;
+	copy_creds(p, parent);
 	sched_fork(clone_flags, p);
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->oom_score_adj = parent->oom_score_adj;
@@ -295,13 +302,9 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		goto free_perf;
 	if (security_task_alloc(p, clone_flags))
 		goto free_perf;
-	pid = alloc_pid(&init_pid_ns, NULL, 0);
-	if (IS_ERR(pid))
-		goto free_perf;
 	sched_cgroup_fork(p, args);	/* its place in its class (no cgroups) */
 	spin_lock_irqsave(&sched_lock, flags);
-	p->thread_pid = pid;
-	p->pid = p->tgid = pid_nr_ns(pid, &init_pid_ns);	/* pid_nr() */
+	p->pid = p->tgid = alloc_pid();
 	if (clone_flags & CLONE_THREAD) {	/* a thread: of its creator's group, child of its parent */
 		p->tgid = parent->tgid;
 		p->group_leader = parent->group_leader;
@@ -316,7 +319,6 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		if (p->parent)
 			list_add_tail(&p->sibling, &p->parent->children);
 	}
-	attach_pid(p, PIDTYPE_PID);
 	list_add_tail(&p->tasks, &task_list);
 	spin_unlock_irqrestore(&sched_lock, flags);
 	trace_task_newtask(p, clone_flags);
@@ -341,7 +343,6 @@ free_task:
 notrace struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, pid_t tgid)
 {
 	struct task_struct *p = alloc_task();
-	struct pid *thread_pid;
 	unsigned long flags;
 
 	if (!p)
@@ -351,12 +352,7 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 		put_task_struct(p);
 		return NULL;
 	}
-	p->real_cred = parent->real_cred;
-	p->cred = parent->cred;
-	if (copy_creds(p, tgid == parent->tgid ? CLONE_THREAD : 0)) {
-		put_task_struct(p);
-		return NULL;
-	}
+	copy_creds(p, parent);
 	p->flags = PF_FORKNOEXEC;
 	p->pgrp = parent->pgrp;
 	p->sid = parent->sid;
@@ -367,11 +363,7 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 	p->timer_slack_ns = p->default_timer_slack_ns = parent->timer_slack_ns;
 	p->personality = parent->personality;
 	p->start_time = ktime_get();	/* session_fork: the host's clone time, when known */
-	thread_pid = alloc_pid(&init_pid_ns, &pid, 1);	/* the host's: clone3's set_tid */
-	if (IS_ERR(thread_pid) || session_copy_sighand(parent, p, tgid && tgid != pid) ||
-	    copy_files_and_fs_of(parent, p)) {
-		if (!IS_ERR(thread_pid))
-			free_pid(thread_pid);
+	if (session_copy_sighand(parent, p, tgid && tgid != pid) || copy_files_and_fs_of(parent, p)) {
 		exit_files(p);
 		exit_fs(p);
 		free_thread_stack(p->stack);
@@ -380,12 +372,10 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 	}
 	copy_thread(p, 0, NULL, NULL, NULL);
 	spin_lock_irqsave(&sched_lock, flags);
-	p->thread_pid = thread_pid;
 	p->pid = pid;
 	p->tgid = tgid ? tgid : pid;
 	task_set_parent(p, parent);
 	list_add_tail(&p->sibling, &parent->children);
-	attach_pid(p, PIDTYPE_PID);
 	list_add_tail(&p->tasks, &task_list);
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return p;
@@ -400,7 +390,6 @@ notrace void session_free_process(struct task_struct *p)
 	list_del_init(&p->sibling);
 	list_del_init(&p->tasks);
 	spin_unlock_irqrestore(&sched_lock, flags);
-	detach_pid(p, PIDTYPE_PID);
 	exit_files(p);
 	exit_fs(p);
 	if (p->mm)

@@ -5,7 +5,6 @@
  */
 #include "../include/kernel.h"
 #include "../include/mmap_lock.h"
-#include "../include/tlb.h"
 
 #define PAGE_MASK (~(PAGE_SIZE - 1))
 
@@ -331,17 +330,12 @@ noinline int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, 
 }
 
 /* ---- page-table walks over a VMA's range ---- */
-struct zap_details;	/* (which pages a zap takes: always NULL here, every one) */
-/*
- * The pages mapped in [start, end) of the VMA unmapped, their references gathered in tlb
- * (zap_p4d_range → ... → zap_pte_range, inline in 6.1): freed once the TLBs forgot them, at
- * the caller's tlb_finish_mmu, or here when the batches are full (force_flush).
- */
-noinline void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
-			       unsigned long end, struct zap_details *details)
+/* The pages mapped in [start, end) of the VMA unmapped and their references dropped
+ * (zap_p4d_range → ... → zap_pte_range, inline in 6.1). */
+noinline void unmap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
 	int rss[NR_MM_COUNTERS] = { 0 };
-	bool table = false, force_flush = false;
+	bool table = false;
 	unsigned long addr;
 
 	for (addr = start; addr < end; addr += PAGE_SIZE) {
@@ -352,50 +346,43 @@ noinline void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vm
 		if (pte && (*pte & _PAGE_PRESENT)) {
 			old = *pte;
 			*pte = 0;
-			tlb_remove_tlb_entry(tlb, vma, addr);
+			flush_tlb_page(vma, addr);
 			page = vm_normal_page(vma, addr, old);
 			if (page) {
 				rss[mm_counter(page)]--;
-				force_flush = __tlb_remove_page(tlb, page);
+				put_page(page);
 			}
 		}
-		if (table && (force_flush || pte_table_end(addr, end))) {
+		if (table && pte_table_end(addr, end)) {
 			add_mm_rss_vec(vma->vm_mm, rss);
 			table = false;
-		}
-		if (force_flush) {	/* no room for more: free these before going on */
-			tlb_flush_mmu(tlb);
-			force_flush = false;
 		}
 	}
 }
 
 /* The part of [start_addr, end_addr) in the VMA. */
-static noinline void unmap_single_vma(struct mmu_gather *tlb, struct vm_area_struct *vma,
-				      unsigned long start_addr, unsigned long end_addr, struct zap_details *details)
+static noinline void unmap_single_vma(struct vm_area_struct *vma, unsigned long start_addr,
+				      unsigned long end_addr)
 {
 	unsigned long start = max(vma->vm_start, start_addr), end = min(vma->vm_end, end_addr);
 
 	if (start < end)
-		unmap_page_range(tlb, vma, start, end, details);
+		unmap_page_range(vma, start, end);
 }
 
 /* munmap's: the range of the VMA (6.1 walks the maple tree's VMAs from vma on to end_addr;
- * unmap_region gives one VMA at a time here) */
-noinline void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start_addr,
-			 unsigned long end_addr)
+ * unmap_region gives one VMA at a time here), then the TLBs' entries for it. */
+noinline void unmap_vmas(struct vm_area_struct *vma, unsigned long start_addr, unsigned long end_addr)
 {
-	unmap_single_vma(tlb, vma, start_addr, end_addr, NULL);
+	unmap_single_vma(vma, start_addr, end_addr);
+	flush_tlb_mm_range(vma->vm_mm, start_addr, end_addr);	/* tlb_finish_mmu */
 }
 
-/* madvise(MADV_DONTNEED)'s (zap_page_range in 6.1.0: its own gather around the same walk) */
+/* madvise(MADV_DONTNEED)'s (zap_page_range in 6.1.0, the same walk). */
 noinline void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
-	struct mmu_gather tlb;
-
-	tlb_gather_mmu(&tlb, vma->vm_mm);
-	unmap_single_vma(&tlb, vma, start, end, NULL);
-	tlb_finish_mmu(&tlb);
+	unmap_single_vma(vma, start, end);
+	flush_tlb_mm_range(vma->vm_mm, start, end);
 }
 
 /* fork: the child maps the parent's pages; private writable ones become copy-on-write in both. */

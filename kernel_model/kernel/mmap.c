@@ -9,7 +9,6 @@
  */
 #include "../include/fs.h"
 #include "../include/mmap_lock.h"
-#include "../include/tlb.h"
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
 #include "../include/fs.h"
@@ -339,13 +338,8 @@ noinline void vm_stat_account(struct mm_struct *mm, unsigned long flags, long np
 noinline void unmap_region(struct mm_struct *mm, struct vm_area_struct *vma,
 			   unsigned long start, unsigned long end)
 {
-	struct mmu_gather tlb;
-
-	if (mm_host_vmas(mm))	/* (a host's VMA has no pages here) */
-		return;
-	tlb_gather_mmu(&tlb, mm);
-	unmap_vmas(&tlb, vma, start, end);
-	tlb_finish_mmu(&tlb);	/* (no free_pgtables: the tables stay until exit) */
+	if (!mm_host_vmas(mm))	/* (a host's VMA has no pages here) */
+		unmap_vmas(vma, start, end);
 }
 
 /* Remove [start, start+len) from the address space. */

@@ -433,18 +433,6 @@ noinline void free_unref_page(struct page *page, unsigned int order)
 	__free_one_page(page, order);
 }
 
-/* release_pages(): a list of order-0 pages back */
-noinline void free_unref_page_list(struct list_head *list)
-{
-	struct page *page, *next;
-
-	list_for_each_entry_safe(page, next, list, lru) {
-		list_del(&page->lru);
-		if (free_pcp_prepare(page, 0))
-			__free_one_page(page, 0);
-	}
-}
-
 /* A block of a costly order back to the free map */
 static noinline void __free_pages_ok(struct page *page, unsigned int order, unsigned int fpi_flags)
 {

@@ -6,7 +6,6 @@
  * clocks are the task's (thread) or its group's (process) run time.  No vDSO: the libc
  * falls back to these system calls. */
 #include "../include/syscalls.h"
-#include "../include/pid.h"
 #include "../include/cputime.h"
 #include "../include/signal.h"
 #include "../include/slab.h"
@@ -297,7 +296,7 @@ static inline struct task_struct *cpu_clock_task(const clockid_t clock)
 	if (upid == 0)
 		return thread ? current : current->group_leader;
 	spin_lock_irqsave(&sched_lock, flags);
-	t = pid_task(find_vpid(upid), PIDTYPE_PID);
+	t = find_task_by_pid(upid);
 	if (t && (thread ? t->tgid != current->tgid : t->tgid != upid))
 		t = NULL;
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -692,7 +691,7 @@ static __always_inline pid_t good_sigevent(struct sigevent *event)
 	case SIGEV_SIGNAL | SIGEV_THREAD_ID:
 		pid = event->sigev_notify_thread_id;
 		spin_lock_irqsave(&sched_lock, flags);
-		rtn = pid_task(find_vpid(pid), PIDTYPE_PID);
+		rtn = find_task_by_pid(pid);
 		if (rtn && (rtn->tgid != current->tgid || rtn->exit_state))
 			rtn = NULL;
 		spin_unlock_irqrestore(&sched_lock, flags);

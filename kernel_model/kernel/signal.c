@@ -8,7 +8,6 @@
  * take no signals here.
  */
 #include "../include/syscalls.h"
-#include "../include/pid.h"
 #include "../include/signal.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
@@ -178,7 +177,7 @@ spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
 static noinline struct sigqueue *__sigqueue_alloc(int sig, struct task_struct *t, gfp_t gfp_flags,
 						  int override_rlimit, const unsigned int sigqueue_flags)
 {
-	struct ucounts *ucounts = get_ucounts_uid(__task_cred(t)->uid);	/* task_ucounts(): its real uid's */
+	struct ucounts *ucounts = get_ucounts_uid(t->uid);	/* task_ucounts(): its real uid's */
 	struct sigqueue *q = NULL;
 	long sigpending;
 
@@ -516,7 +515,7 @@ noinline int send_sig(int sig, struct task_struct *p, int priv)
 	struct sigqueue_info info = { .code = SI_KERNEL };
 
 	if (!priv)
-		info = (struct sigqueue_info){ .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid };
+		info = (struct sigqueue_info){ .code = SI_USER, .pid = current->tgid, .uid = current->uid };
 	return send_sig_info(sig, &info, p);
 }
 
@@ -639,7 +638,7 @@ void do_notify_parent(struct task_struct *tsk, int sig)
 {
 	struct sigqueue_info info = {
 		.code = (tsk->exit_code & 0x7f) ? CLD_KILLED : CLD_EXITED,
-		.pid = tsk->tgid, .uid = __task_cred(tsk)->uid,
+		.pid = tsk->tgid, .uid = tsk->uid,
 	};
 
 	if (tsk->parent)
@@ -654,8 +653,8 @@ static __always_inline bool same_thread_group(struct task_struct *a, struct task
 /* a sender's real or effective uid is the target's real or saved one, or it has CAP_KILL */
 static __always_inline bool kill_ok_by_cred(struct task_struct *t)
 {
-	return current_cred()->euid == __task_cred(t)->suid || current_cred()->euid == __task_cred(t)->uid ||
-	       current_cred()->uid == __task_cred(t)->suid || current_cred()->uid == __task_cred(t)->uid ||
+	return current->euid == t->suid || current->euid == t->uid ||
+	       current->uid == t->suid || current->uid == t->uid ||
 	       ns_capable(&init_user_ns, CAP_KILL);
 }
 
@@ -692,9 +691,9 @@ noinline int group_send_sig_info(int sig, struct sigqueue_info *info, struct tas
 	return ret;
 }
 
-noinline int kill_pid_info(int sig, struct sigqueue_info *info, struct pid *pid)
+noinline int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid)
 {
-	struct task_struct *p = pid_task(pid, PIDTYPE_PID);
+	struct task_struct *p = find_task_by_pid(pid);
 	int error;
 
 	if (!p || p->exit_state)
@@ -756,7 +755,7 @@ static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid
 	int i, n, retval = 0;
 
 	if (pid > 0)
-		return kill_pid_info(sig, info, find_vpid(pid));	/* kill_proc_info() */
+		return kill_pid_info(sig, info, pid);	/* kill_proc_info() */
 	if (pid == (pid_t)0x80000000)	/* INT_MIN: -pid overflows */
 		return -ESRCH;
 	if (pid != -1)
@@ -775,7 +774,7 @@ static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid
 
 SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 {
-	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid };
+	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current->uid };
 
 	if (sig < 0 || sig > _NSIG)
 		return -EINVAL;
@@ -785,7 +784,7 @@ SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 /* The thread pid (of tgid, if given) gets the signal. */
 static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigqueue_info *info)
 {
-	struct task_struct *p = find_task_by_vpid(pid);
+	struct task_struct *p = find_task_by_pid(pid);
 	int error;
 
 	if (!p || p->exit_state || (tgid > 0 && p->tgid != tgid))
@@ -798,7 +797,7 @@ static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigq
 
 static noinline int do_tkill(pid_t tgid, pid_t pid, int sig)
 {
-	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current_cred()->uid };
+	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current->uid };
 
 	return do_send_specific(tgid, pid, sig, &info);
 }
@@ -851,7 +850,7 @@ static noinline int do_rt_sigqueueinfo(pid_t pid, int sig, struct sigqueue_info 
 	if ((info->code >= 0 || info->code == SI_TKILL) && current->tgid != pid)
 		return -EPERM;
 	/* POSIX.1b doesn't mention process groups.  */
-	return kill_pid_info(sig, info, find_vpid(pid));	/* kill_proc_info() */
+	return kill_pid_info(sig, info, pid);	/* kill_proc_info() */
 }
 
 SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)

@@ -2,7 +2,6 @@
  * resource limits as a fresh Debian login has them (getrlimit, prlimit64;
  * they are reported, and only RLIMIT_STACK bounds anything here: the stack's growth). */
 #include "../include/security.h"
-#include "../include/pid.h"
 #include "../include/loadavg.h"
 #include "../include/syscalls.h"
 #include "../include/cputime.h"
@@ -66,22 +65,20 @@ static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 
 /*
  * kernel/pid.c: a task's id of a type (its pid, its thread group's, its process group's, its
- * session's) as the pid namespace ns sees it (NULL: the caller's).  Its own is its struct pid's
- * number (pid.h); the others are numbers here, which the one namespace sees as they are; a
- * reaped task has none left (0).
+ * session's) as the pid namespace ns sees it (NULL: the caller's).  There is one namespace
+ * here, the initial one, which sees every id as it is; a reaped task has none left (0).
  */
 noinline pid_t __task_pid_nr_ns(struct task_struct *task, enum pid_type type, struct pid_namespace *ns)
 {
 	static const pid_t none;
 	const pid_t *nr;
 
-	if (!ns)
-		ns = task_active_pid_ns(current);
-	if (type == PIDTYPE_PID)	/* task_pid_ptr(): &task->thread_pid */
-		return pid_nr_ns(READ_ONCE(task->thread_pid), ns);
 	if (task->exit_state == EXIT_DEAD)	/* its pids detached (release_task) */
 		return 0;
 	switch (type) {	/* task_pid_ptr() */
+	case PIDTYPE_PID:
+		nr = &task->pid;
+		break;
 	case PIDTYPE_TGID:
 		nr = &task->tgid;
 		break;
@@ -110,7 +107,7 @@ SYSCALL_DEFINE0(gettid)
 /* May the caller set the task's nice: its own uid or euid is the task's uid, or CAP_SYS_NICE */
 static __always_inline bool set_one_prio_perm(struct task_struct *p)
 {
-	if (current_cred()->uid == __task_cred(p)->uid || current_cred()->euid == __task_cred(p)->uid)
+	if (current->uid == p->uid || current->euid == p->uid)
 		return true;
 	return ns_capable(&init_user_ns, CAP_SYS_NICE);
 }
@@ -150,7 +147,7 @@ notrace int prio_targets(int which, int who, struct task_struct **tasks)
 	int n = 0;
 
 	if (which == PRIO_PROCESS) {
-		t = who ? find_task_by_vpid(who) : current;
+		t = who ? find_task_by_pid(who) : current;
 		if (t)
 			tasks[n++] = t;
 		return n;
@@ -160,7 +157,7 @@ notrace int prio_targets(int which, int who, struct task_struct **tasks)
 		if (n == PRIO_MAX_TASKS || (t->flags & PF_IDLE))
 			continue;
 		if (which == PRIO_PGRP ? t->pgrp == (who ? who : current->pgrp) :
-		    task_uid(t) == (who ? (uid_t)who : current_uid()) && t->pid)
+		    t->uid == (who ? (uid_t)who : current->uid) && t->pid)
 			tasks[n++] = t;
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -236,17 +233,16 @@ noinline int do_prlimit(struct task_struct *tsk, unsigned int resource, struct r
  * caller's real ones, or with CAP_SYS_RESOURCE; then the LSM (6.1's, inline) */
 static inline int check_prlimit_permission(struct task_struct *task, unsigned int flags)
 {
-	const struct cred *cred = current_cred(), *tcred;
+	const struct task_struct *cred = current, *tcred = task;	/* (the creds are the tasks' fields) */
 	bool id_match;
 
 	if (current == task)
 		return 0;
-	tcred = __task_cred(task);
 	id_match = (cred->uid == tcred->euid && cred->uid == tcred->suid && cred->uid == tcred->uid &&
 		    cred->gid == tcred->egid && cred->gid == tcred->sgid && cred->gid == tcred->gid);
 	if (!id_match && !ns_capable(&init_user_ns, CAP_SYS_RESOURCE))
 		return -EPERM;
-	return security_task_prlimit(cred, tcred, flags);
+	return security_task_prlimit((const struct cred *)cred, (const struct cred *)tcred, flags);
 }
 
 SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlimit64 *, new_rlim,
@@ -265,7 +261,7 @@ SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlim
 		checkflags |= LSM_PRLIMIT_WRITE;
 	}
 	if (pid && pid != current->pid && pid != current->tgid) {
-		tsk = find_task_by_vpid(pid);
+		tsk = find_task_by_pid(pid);
 		if (!tsk)
 			return -ESRCH;
 	}
@@ -325,54 +321,45 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 
 SYSCALL_DEFINE0(geteuid)
 {
-	return from_kuid_munged(&init_user_ns, current_euid());
+	return from_kuid_munged(&init_user_ns, current->euid);
 }
 
 SYSCALL_DEFINE0(getgid)
 {
-	return from_kgid_munged(&init_user_ns, current_gid());
+	return from_kgid_munged(&init_user_ns, current->gid);
 }
 
 SYSCALL_DEFINE0(getegid)
 {
-	return from_kgid_munged(&init_user_ns, current_egid());
+	return from_kgid_munged(&init_user_ns, current->egid);
 }
 
-/*
- * Each set*id call changes a copy of the caller's credentials (prepare_creds()) and installs it
- * (commit_creds()), or drops it (abort_creds()) when refused, as 6.1's; setresuid/setresgid
- * check before they copy.
- */
 noinline long __sys_setregid(gid_t rgid, gid_t egid)
 {
+	struct task_struct *me = current;
+	gid_t new_gid = me->gid, new_egid = me->egid, new_sgid = me->sgid;
 	kgid_t krgid = make_kgid(&init_user_ns, rgid), kegid = make_kgid(&init_user_ns, egid);
-	const struct cred *old;
-	struct cred *new;
 
 	if ((rgid != INVALID_ID && !gid_valid(krgid)) || (egid != INVALID_ID && !gid_valid(kegid)))
 		return -EINVAL;
-	new = prepare_creds();
-	if (!new)
-		return -ENOMEM;
-	old = current_cred();
+
 	if (rgid != INVALID_ID) {
-		if (old->gid != krgid && old->egid != krgid && !ns_capable_setid(old->user_ns, CAP_SETGID))
-			goto error;
-		new->gid = krgid;
+		if (me->gid != rgid && me->egid != rgid && !ns_capable_setid(&init_user_ns, CAP_SETGID))
+			return -EPERM;
+		new_gid = rgid;
 	}
 	if (egid != INVALID_ID) {
-		if (old->gid != kegid && old->egid != kegid && old->sgid != kegid &&
-		    !ns_capable_setid(old->user_ns, CAP_SETGID))
-			goto error;
-		new->egid = kegid;
+		if (me->gid != egid && me->egid != egid && me->sgid != egid && !ns_capable_setid(&init_user_ns, CAP_SETGID))
+			return -EPERM;
+		new_egid = egid;
 	}
-	if (rgid != INVALID_ID || (egid != INVALID_ID && kegid != old->gid))
-		new->sgid = new->egid;
-	new->fsgid = new->egid;
-	return commit_creds(new);
-error:
-	abort_creds(new);
-	return -EPERM;
+	if (rgid != INVALID_ID || (egid != INVALID_ID && egid != me->gid))
+		new_sgid = new_egid;
+	me->gid = new_gid;
+	me->egid = new_egid;
+	me->sgid = new_sgid;
+	me->fsgid = new_egid;
+	return 0;
 }
 
 SYSCALL_DEFINE2(setregid, gid_t, rgid, gid_t, egid)
@@ -382,25 +369,18 @@ SYSCALL_DEFINE2(setregid, gid_t, rgid, gid_t, egid)
 
 noinline long __sys_setgid(gid_t gid)
 {
+	struct task_struct *me = current;
 	kgid_t kgid = make_kgid(&init_user_ns, gid);
-	const struct cred *old;
-	struct cred *new;
 
 	if (!gid_valid(kgid))
 		return -EINVAL;
-	new = prepare_creds();
-	if (!new)
-		return -ENOMEM;
-	old = current_cred();
-	if (ns_capable_setid(old->user_ns, CAP_SETGID))
-		new->gid = new->egid = new->sgid = new->fsgid = kgid;
-	else if (kgid == old->gid || kgid == old->sgid)
-		new->egid = new->fsgid = kgid;
-	else {
-		abort_creds(new);
+	if (ns_capable_setid(&init_user_ns, CAP_SETGID))
+		me->gid = me->egid = me->sgid = me->fsgid = gid;
+	else if (gid == me->gid || gid == me->sgid)
+		me->egid = me->fsgid = gid;
+	else
 		return -EPERM;
-	}
-	return commit_creds(new);
+	return 0;
 }
 
 SYSCALL_DEFINE1(setgid, gid_t, gid)
@@ -410,34 +390,30 @@ SYSCALL_DEFINE1(setgid, gid_t, gid)
 
 noinline long __sys_setreuid(uid_t ruid, uid_t euid)
 {
+	struct task_struct *me = current;
+	uid_t new_uid = me->uid, new_euid = me->euid, new_suid = me->suid;
 	kuid_t kruid = make_kuid(&init_user_ns, ruid), keuid = make_kuid(&init_user_ns, euid);
-	const struct cred *old;
-	struct cred *new;
 
 	if ((ruid != INVALID_ID && !uid_valid(kruid)) || (euid != INVALID_ID && !uid_valid(keuid)))
 		return -EINVAL;
-	new = prepare_creds();
-	if (!new)
-		return -ENOMEM;
-	old = current_cred();
+
 	if (ruid != INVALID_ID) {
-		if (old->uid != kruid && old->euid != kruid && !ns_capable_setid(old->user_ns, CAP_SETUID))
-			goto error;
-		new->uid = kruid;
+		if (me->uid != ruid && me->euid != ruid && !ns_capable_setid(&init_user_ns, CAP_SETUID))
+			return -EPERM;
+		new_uid = ruid;
 	}
 	if (euid != INVALID_ID) {
-		if (old->uid != keuid && old->euid != keuid && old->suid != keuid &&
-		    !ns_capable_setid(old->user_ns, CAP_SETUID))
-			goto error;
-		new->euid = keuid;
+		if (me->uid != euid && me->euid != euid && me->suid != euid && !ns_capable_setid(&init_user_ns, CAP_SETUID))
+			return -EPERM;
+		new_euid = euid;
 	}
-	if (ruid != INVALID_ID || (euid != INVALID_ID && keuid != old->uid))
-		new->suid = new->euid;
-	new->fsuid = new->euid;
-	return commit_creds(new);
-error:
-	abort_creds(new);
-	return -EPERM;
+	if (ruid != INVALID_ID || (euid != INVALID_ID && euid != me->uid))
+		new_suid = new_euid;
+	me->uid = new_uid;
+	me->euid = new_euid;
+	me->suid = new_suid;
+	me->fsuid = new_euid;
+	return 0;
 }
 
 SYSCALL_DEFINE2(setreuid, uid_t, ruid, uid_t, euid)
@@ -447,24 +423,17 @@ SYSCALL_DEFINE2(setreuid, uid_t, ruid, uid_t, euid)
 
 noinline long __sys_setuid(uid_t uid)
 {
+	struct task_struct *me = current;
 	kuid_t kuid = make_kuid(&init_user_ns, uid);
-	const struct cred *old;
-	struct cred *new;
 
 	if (!uid_valid(kuid))
 		return -EINVAL;
-	new = prepare_creds();
-	if (!new)
-		return -ENOMEM;
-	old = current_cred();
-	if (ns_capable_setid(old->user_ns, CAP_SETUID))
-		new->suid = new->uid = kuid;
-	else if (kuid != old->uid && kuid != new->suid) {
-		abort_creds(new);
+	if (ns_capable_setid(&init_user_ns, CAP_SETUID))
+		me->uid = me->suid = uid;
+	else if (uid != me->uid && uid != me->suid)
 		return -EPERM;
-	}
-	new->fsuid = new->euid = kuid;
-	return commit_creds(new);
+	me->euid = me->fsuid = uid;
+	return 0;
 }
 
 SYSCALL_DEFINE1(setuid, uid_t, uid)
@@ -480,33 +449,29 @@ static inline bool new_id(u32 id, u32 a, u32 b, u32 c)
 
 noinline long __sys_setresuid(uid_t ruid, uid_t euid, uid_t suid)
 {
+	struct task_struct *me = current;
 	kuid_t kruid = make_kuid(&init_user_ns, ruid), keuid = make_kuid(&init_user_ns, euid),
 	       ksuid = make_kuid(&init_user_ns, suid);
-	const struct cred *old = current_cred();
-	struct cred *new;
 
 	if ((ruid != INVALID_ID && !uid_valid(kruid)) || (euid != INVALID_ID && !uid_valid(keuid)) ||
 	    (suid != INVALID_ID && !uid_valid(ksuid)))
 		return -EINVAL;
 
-	if ((ruid == INVALID_ID || kruid == old->uid) &&
-	    (euid == INVALID_ID || (keuid == old->euid && keuid == old->fsuid)) &&
-	    (suid == INVALID_ID || ksuid == old->suid))
+	if ((ruid == INVALID_ID || ruid == me->uid) &&
+	    (euid == INVALID_ID || (euid == me->euid && euid == me->fsuid)) &&
+	    (suid == INVALID_ID || suid == me->suid))
 		return 0;	/* a no-op */
-	if ((new_id(ruid, old->uid, old->euid, old->suid) || new_id(euid, old->uid, old->euid, old->suid) ||
-	     new_id(suid, old->uid, old->euid, old->suid)) && !ns_capable_setid(old->user_ns, CAP_SETUID))
+	if ((new_id(ruid, me->uid, me->euid, me->suid) || new_id(euid, me->uid, me->euid, me->suid) ||
+	     new_id(suid, me->uid, me->euid, me->suid)) && !ns_capable_setid(&init_user_ns, CAP_SETUID))
 		return -EPERM;
-	new = prepare_creds();
-	if (!new)
-		return -ENOMEM;
 	if (ruid != INVALID_ID)
-		new->uid = kruid;
+		me->uid = ruid;
 	if (euid != INVALID_ID)
-		new->euid = keuid;
+		me->euid = euid;
 	if (suid != INVALID_ID)
-		new->suid = ksuid;
-	new->fsuid = new->euid;
-	return commit_creds(new);
+		me->suid = suid;
+	me->fsuid = me->euid;
+	return 0;
 }
 
 SYSCALL_DEFINE3(setresuid, uid_t, ruid, uid_t, euid, uid_t, suid)
@@ -525,41 +490,37 @@ static long put_ids(u32 a, u32 *ap, u32 b, u32 *bp, u32 c, u32 *cp)
 
 SYSCALL_DEFINE3(getresuid, uid_t *, ruidp, uid_t *, euidp, uid_t *, suidp)
 {
-	const struct cred *cred = current_cred();
+	struct task_struct *me = current;
 
-	return put_ids(from_kuid_munged(cred->user_ns, cred->uid), ruidp, from_kuid_munged(cred->user_ns, cred->euid),
-		       euidp, from_kuid_munged(cred->user_ns, cred->suid), suidp);
+	return put_ids(from_kuid_munged(&init_user_ns, me->uid), ruidp, from_kuid_munged(&init_user_ns, me->euid),
+		       euidp, from_kuid_munged(&init_user_ns, me->suid), suidp);
 }
 
 noinline long __sys_setresgid(gid_t rgid, gid_t egid, gid_t sgid)
 {
+	struct task_struct *me = current;
 	kgid_t krgid = make_kgid(&init_user_ns, rgid), kegid = make_kgid(&init_user_ns, egid),
 	       ksgid = make_kgid(&init_user_ns, sgid);
-	const struct cred *old = current_cred();
-	struct cred *new;
 
 	if ((rgid != INVALID_ID && !gid_valid(krgid)) || (egid != INVALID_ID && !gid_valid(kegid)) ||
 	    (sgid != INVALID_ID && !gid_valid(ksgid)))
 		return -EINVAL;
 
-	if ((rgid == INVALID_ID || krgid == old->gid) &&
-	    (egid == INVALID_ID || (kegid == old->egid && kegid == old->fsgid)) &&
-	    (sgid == INVALID_ID || ksgid == old->sgid))
+	if ((rgid == INVALID_ID || rgid == me->gid) &&
+	    (egid == INVALID_ID || (egid == me->egid && egid == me->fsgid)) &&
+	    (sgid == INVALID_ID || sgid == me->sgid))
 		return 0;
-	if ((new_id(rgid, old->gid, old->egid, old->sgid) || new_id(egid, old->gid, old->egid, old->sgid) ||
-	     new_id(sgid, old->gid, old->egid, old->sgid)) && !ns_capable_setid(old->user_ns, CAP_SETGID))
+	if ((new_id(rgid, me->gid, me->egid, me->sgid) || new_id(egid, me->gid, me->egid, me->sgid) ||
+	     new_id(sgid, me->gid, me->egid, me->sgid)) && !ns_capable_setid(&init_user_ns, CAP_SETGID))
 		return -EPERM;
-	new = prepare_creds();
-	if (!new)
-		return -ENOMEM;
 	if (rgid != INVALID_ID)
-		new->gid = krgid;
+		me->gid = rgid;
 	if (egid != INVALID_ID)
-		new->egid = kegid;
+		me->egid = egid;
 	if (sgid != INVALID_ID)
-		new->sgid = ksgid;
-	new->fsgid = new->egid;
-	return commit_creds(new);
+		me->sgid = sgid;
+	me->fsgid = me->egid;
+	return 0;
 }
 
 SYSCALL_DEFINE3(setresgid, gid_t, rgid, gid_t, egid, gid_t, sgid)
@@ -569,34 +530,22 @@ SYSCALL_DEFINE3(setresgid, gid_t, rgid, gid_t, egid, gid_t, sgid)
 
 SYSCALL_DEFINE3(getresgid, gid_t *, rgidp, gid_t *, egidp, gid_t *, sgidp)
 {
-	const struct cred *cred = current_cred();
+	struct task_struct *me = current;
 
-	return put_ids(from_kgid_munged(cred->user_ns, cred->gid), rgidp, from_kgid_munged(cred->user_ns, cred->egid),
-		       egidp, from_kgid_munged(cred->user_ns, cred->sgid), sgidp);
+	return put_ids(from_kgid_munged(&init_user_ns, me->gid), rgidp, from_kgid_munged(&init_user_ns, me->egid),
+		       egidp, from_kgid_munged(&init_user_ns, me->sgid), sgidp);
 }
 
-/* setfsuid/setfsgid: the old id, whether or not the new one was allowed (a change to the id it
- * has is no change: nothing committed) */
+/* setfsuid/setfsgid: the old id, whether or not the new one was allowed */
 noinline long __sys_setfsuid(uid_t uid)
 {
-	const struct cred *old = current_cred();
-	uid_t old_fsuid = from_kuid_munged(old->user_ns, old->fsuid);
-	kuid_t kuid = make_kuid(old->user_ns, uid);
-	struct cred *new;
+	struct task_struct *me = current;
+	uid_t old = me->fsuid;
 
-	if (!uid_valid(kuid))
-		return old_fsuid;
-	new = prepare_creds();
-	if (!new)
-		return old_fsuid;
-	if ((kuid == old->uid || kuid == old->euid || kuid == old->suid || kuid == old->fsuid ||
-	     ns_capable_setid(old->user_ns, CAP_SETUID)) && kuid != old->fsuid) {
-		new->fsuid = kuid;
-		commit_creds(new);
-		return old_fsuid;
-	}
-	abort_creds(new);
-	return old_fsuid;
+	if (uid != INVALID_ID && (uid == me->uid || uid == me->euid || uid == me->suid || uid == me->fsuid ||
+				  ns_capable_setid(&init_user_ns, CAP_SETUID)))
+		me->fsuid = uid;
+	return old;
 }
 
 SYSCALL_DEFINE1(setfsuid, uid_t, uid)
@@ -606,24 +555,13 @@ SYSCALL_DEFINE1(setfsuid, uid_t, uid)
 
 noinline long __sys_setfsgid(gid_t gid)
 {
-	const struct cred *old = current_cred();
-	gid_t old_fsgid = from_kgid_munged(old->user_ns, old->fsgid);
-	kgid_t kgid = make_kgid(old->user_ns, gid);
-	struct cred *new;
+	struct task_struct *me = current;
+	gid_t old = me->fsgid;
 
-	if (!gid_valid(kgid))
-		return old_fsgid;
-	new = prepare_creds();
-	if (!new)
-		return old_fsgid;
-	if ((kgid == old->gid || kgid == old->egid || kgid == old->sgid || kgid == old->fsgid ||
-	     ns_capable_setid(old->user_ns, CAP_SETGID)) && kgid != old->fsgid) {
-		new->fsgid = kgid;
-		commit_creds(new);
-		return old_fsgid;
-	}
-	abort_creds(new);
-	return old_fsgid;
+	if (gid != INVALID_ID && (gid == me->gid || gid == me->egid || gid == me->sgid || gid == me->fsgid ||
+				  ns_capable_setid(&init_user_ns, CAP_SETGID)))
+		me->fsgid = gid;
+	return old;
 }
 
 SYSCALL_DEFINE1(setfsgid, gid_t, gid)
@@ -826,7 +764,7 @@ SYSCALL_DEFINE2(setpgid, pid_t, pid, pid_t, pgid)
 		return -EINVAL;
 	spin_lock_irqsave(&sched_lock, flags);
 	err = -ESRCH;
-	p = find_task_by_vpid(pid);
+	p = find_task_by_pid(pid);
 	if (!p)
 		goto out;
 	err = -EINVAL;
@@ -868,7 +806,7 @@ static __always_inline int task_group_id(pid_t pid, bool session)
 
 	spin_lock_irqsave(&sched_lock, flags);
 	if (pid) {
-		p = find_task_by_vpid(pid);
+		p = find_task_by_pid(pid);
 		if (p) {	/* another's: the LSM's say first */
 			ret = session ? security_task_getsid(p) : security_task_getpgid(p);
 			if (ret)

@@ -116,6 +116,12 @@ SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned 
 	return sys_ni_syscall();
 }
 
+/* kernel/groups.c */
+SYSCALL_DEFINE2(setgroups, int, gidsetsize, gid_t *, grouplist)
+{
+	return sys_ni_syscall();
+}
+
 /* kernel/capability.c */
 SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
 {

@@ -7,7 +7,6 @@
  * tracepoints, as the trace's do, with per-syscall lists.
  */
 #include "../include/perf_event.h"
-#include "../include/cred.h"
 #include "../include/bpf.h"
 #include "../include/trace/kprobe_perf.h"
 #include "../include/trace/uprobe_perf.h"
@@ -65,7 +64,7 @@ static int perf_trace_event_perm(struct perf_event *event)
 {
 	if (event->parent || !(event->attr.sample_type & PERF_SAMPLE_RAW))
 		return 0;
-	if (sysctl_perf_event_paranoid > -1 && current_cred()->euid != 0)
+	if (sysctl_perf_event_paranoid > -1 && current->euid != 0)
 		return -EPERM;	/* perf_allow_tracepoint() */
 	return 0;
 }

@@ -1,6 +1,5 @@
 /* Page aging (mm/swap.c): an access marks a page referenced, a second one active. */
 #include "../include/pagemap.h"
-#include "../include/tlb.h"
 
 /* To the active list (folio_activate_fn, batched per cpu in 6.1). */
 noinline void folio_activate(void *page)
@@ -30,29 +29,4 @@ noinline void folio_add_lru(void *page)
 noinline void lru_cache_add_inactive_or_unevictable(struct page *page, struct vm_area_struct *vma)
 {
 	folio_add_lru(page_address(page));
-}
-
-/*
- * The references an unmap held (free_pages_and_swap_cache): a page whose last one goes leaves
- * the LRU and is freed with the others (free_unref_page_list); a block of a higher order (a
- * folio of more than a page) goes back whole.
- */
-noinline void release_pages(struct page **pages, int nr)
-{
-	LIST_HEAD(pages_to_free);
-	int i;
-
-	for (i = 0; i < nr; i++) {
-		struct page *page = pages[i];
-
-		if (page->order) {	/* folio_test_large(): __folio_put_large() */
-			__free_pages(page, page->order);
-			continue;
-		}
-		if (--page->_refcount)	/* put_page_testzero() */
-			continue;
-		page->flags &= ~(PG_lru | PG_active);	/* lruvec_del_folio(), __folio_clear_lru_flags() */
-		list_add(&page->lru, &pages_to_free);
-	}
-	free_unref_page_list(&pages_to_free);
 }

@@ -11,7 +11,6 @@
  * modelled), so its other socket calls find none.
  */
 #include "../include/net.h"
-#include "../include/cred.h"
 #include "../include/poll.h"
 #include "../include/slab.h"
 #include "../include/signal.h"
@@ -47,8 +46,8 @@ noinline struct socket *sock_alloc(void)
 	init_waitqueue_head(&sock->wq.wait);
 	inode->i_ino = get_next_ino();
 	inode->i_mode = S_IFSOCK | 0777;
-	inode->i_uid = current_cred()->fsuid;
-	inode->i_gid = current_cred()->fsgid;
+	inode->i_uid = current->fsuid;
+	inode->i_gid = current->fsgid;
 	inode->i_private = sock;
 	sock->inode = inode;
 	sock->state = SS_UNCONNECTED;

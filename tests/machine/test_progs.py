@@ -310,33 +310,6 @@ def test_a_users_program_under_a_seed_gives_the_same_trace(vmlinux, build_static
     assert a == b
 
 
-# tests/data/setgroups.c on the reference 6.1 (real-tracefs, its host dir shared)
-SETGROUPS_6_1 = """[Groups:\t ]
-setgroups(3) = 0 0
-getgroups(0) = 3
-getgroups(2) = -1 22
-getgroups(4) = 3: 10 20 30
-[Groups:\t10 20 30 ]
-setgroups(-1) = -1 22
-setgroups(70000) = -1 22
-setgroups(1, bad) = -1 14
-setgroups(0) = 0 0
-[Groups:\t ]
-setgroups(1) = 0
-setresuid = 0
-setgroups(0) as 1000 = -1 1
-getgroups(4) = 1: 30
-[Groups:\t30 ]
-"""
-
-
-def test_supplementary_groups_as_6_1s(machine, run_program, build_static):
-    """setgroups sorts and installs the groups with new credentials, getgroups and /proc/PID/status
-    show them, the errors and CAP_SETGID's check as 6.1's."""
-    status, out = run_program(machine, [build_static("setgroups.c")], timeout=60)
-    assert (status, out.decode()) == (0, SETGROUPS_6_1)
-
-
 @pytest.mark.parametrize("execer", ["leader", "thread"])
 def test_execve_from_a_multithreaded_program(machine, run_program, build_static, execer):
     """de_thread(): the other threads go; the new program is the process's only thread (its

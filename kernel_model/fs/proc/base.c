@@ -41,8 +41,8 @@ noinline void task_dump_owner(struct task_struct *task, umode_t mode, uid_t *rui
 		*rgid = 0;
 		return;
 	}
-	*ruid = __task_cred(task)->euid;
-	*rgid = __task_cred(task)->egid;
+	*ruid = task->euid;
+	*rgid = task->egid;
 }
 
 /* a /proc/PID inode's owner as its task's now (a setuid since the lookup) */
@@ -113,7 +113,6 @@ struct task_snap {
 	pid_t pid, tgid, ppid, pgrp, sid;
 	uid_t uid, euid, suid, fsuid;
 	gid_t gid, egid, sgid, fsgid;
-	struct group_info *groups;	/* a reference: put_group_info() when done */
 	int umask, fdsize, threads;
 	u64 pending, blocked, ignored, caught;
 	unsigned long qlim, qsize;
@@ -140,7 +139,6 @@ static notrace void collect_sigign_sigcatch(struct task_struct *p, u64 *ign, u64
 
 static notrace int snap_task(void *pid, struct task_snap *s)
 {
-	const struct cred *cred;
 	struct task_struct *t;
 	unsigned long flags;
 
@@ -155,10 +153,8 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->pid = t->pid;
 	s->tgid = t->tgid;
 	s->ppid = t->parent ? t->parent->tgid : 0;
-	cred = __task_cred(t);
-	s->uid = cred->uid, s->euid = cred->euid, s->suid = cred->suid, s->fsuid = cred->fsuid;
-	s->gid = cred->gid, s->egid = cred->egid, s->sgid = cred->sgid, s->fsgid = cred->fsgid;
-	s->groups = get_group_info(cred->group_info);
+	s->uid = t->uid, s->euid = t->euid, s->suid = t->suid, s->fsuid = t->fsuid;
+	s->gid = t->gid, s->egid = t->egid, s->sgid = t->sgid, s->fsgid = t->fsgid;
 	s->umask = t->fs ? t->fs->umask : -1;
 	s->fdsize = t->files ? t->files->fdt->max_fds : 0;
 	s->threads = t->signal ? t->signal->nr_threads : 1;
@@ -168,7 +164,7 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->blocked = t->blocked;
 	collect_sigign_sigcatch(t, &s->ignored, &s->caught);
 	s->qlim = task_rlimit(t, RLIMIT_SIGPENDING);
-	s->qsize = ucounts_sigpending(__task_cred(t)->uid);	/* the signals its user has queued */
+	s->qsize = ucounts_sigpending(t->uid);	/* the signals its user has queued */
 	s->nvcsw = t->nvcsw;
 	s->nivcsw = t->nivcsw;
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -180,11 +176,9 @@ static int comm_show(struct seq_file *m, void *pid)
 	struct task_snap s;
 	int err = snap_task(pid, &s);
 
-	if (err)
-		return err;
-	put_group_info(s.groups);
-	seq_printf(m, "%s\n", s.comm);
-	return 0;
+	if (!err)
+		seq_printf(m, "%s\n", s.comm);
+	return err;
 }
 
 /* The command name, its special characters escaped (proc_task_name(m, p, true): ESCAPE_SPACE,
@@ -358,7 +352,7 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 {
 	struct mm_struct *mm;
 	struct task_snap s;
-	int err = snap_task(pid, &s), g;
+	int err = snap_task(pid, &s);
 
 	if (err)
 		return err;
@@ -384,10 +378,7 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.sgid));
 	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.fsgid));
 	seq_put_decimal_ull(m, "\nFDSize:\t", s.fdsize);
-	seq_puts(m, "\nGroups:\t");
-	for (g = 0; g < s.groups->ngroups; g++)
-		seq_put_decimal_ull(m, g ? " " : "", from_kgid_munged(&init_user_ns, s.groups->gid[g]));
-	put_group_info(s.groups);
+	seq_puts(m, "\nGroups:\t");	/* no supplementary groups */
 	seq_putc(m, ' ');		/* (6.1's trailing space) */
 	seq_put_decimal_ull(m, "\nNStgid:\t", s.tgid);
 	seq_put_decimal_ull(m, "\nNSpid:\t", s.pid);

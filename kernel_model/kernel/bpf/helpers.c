@@ -141,7 +141,7 @@ BPF_CALL_x(bpf_get_current_uid_gid)
 
 	if (unlikely(!task))
 		return -EINVAL;
-	return (u64)__task_cred(task)->gid << 32 | __task_cred(task)->uid;
+	return (u64)task->gid << 32 | task->uid;
 }
 const struct bpf_func_proto bpf_get_current_uid_gid_proto = {
 	.func = bpf_get_current_uid_gid,

@@ -854,7 +854,7 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	prog->attach_btf_id = attr->attach_btf_id;
 	prog->len = attr->insn_cnt;
 	prog->jit_requested = READ_ONCE(bpf_jit_enable);	/* bpf_prog_alloc_no_stats()'s ebpf_jit_enabled() */
-	prog->created_by_uid = current_cred()->uid;
+	prog->created_by_uid = current->uid;
 	err = -EFAULT;
 	if (copy_from_user(prog->insnsi, (void *)attr->insns, (u64)prog->len * sizeof(struct bpf_insn)))
 		goto free;
@@ -1157,7 +1157,7 @@ static int bpf_obj_get_next_id(const union bpf_attr *attr, union bpf_attr *uattr
 
 	if (CHECK_ATTR(attr, next_id) || next_id >= INT_MAX)
 		return -EINVAL;
-	if (current_cred()->euid != 0)		/* capable(CAP_SYS_ADMIN) */
+	if (current->euid != 0)		/* capable(CAP_SYS_ADMIN) */
 		return -EPERM;
 	flags = _raw_spin_lock_irqsave(lock);
 	found = maps ? NEXT_ID(struct bpf_map, &map_ids, next_id) : NEXT_ID(struct bpf_prog, &prog_ids, next_id);
@@ -1175,7 +1175,7 @@ static int bpf_prog_get_fd_by_id(const union bpf_attr *attr)
 
 	if (CHECK_ATTR(attr, prog_id))
 		return -EINVAL;
-	if (current_cred()->euid != 0)
+	if (current->euid != 0)
 		return -EPERM;
 	flags = _raw_spin_lock_irqsave(&prog_idr_lock);
 	list_for_each_entry(prog, &prog_ids, id_node)
@@ -1200,7 +1200,7 @@ static int bpf_map_get_fd_by_id(const union bpf_attr *attr)
 
 	if (CHECK_ATTR(attr, open_flags) || attr->open_flags & ~BPF_OBJ_FLAG_MASK)
 		return -EINVAL;
-	if (current_cred()->euid != 0)
+	if (current->euid != 0)
 		return -EPERM;
 	if ((attr->open_flags & BPF_F_RDONLY) && (attr->open_flags & BPF_F_WRONLY))
 		return -EINVAL;
@@ -1225,7 +1225,7 @@ static int bpf_btf_get_next_id(const union bpf_attr *attr, union bpf_attr *uattr
 
 	if (CHECK_ATTR(attr, next_id) || attr->start_id >= INT_MAX)
 		return -EINVAL;
-	if (current_cred()->uid != 0)
+	if (current->uid != 0)
 		return -EPERM;
 	found = btf_next_id(attr->start_id);
 	if (!found)
@@ -1237,7 +1237,7 @@ static int bpf_btf_get_fd_by_id(const union bpf_attr *attr)
 {
 	if (CHECK_ATTR(attr, btf_id))
 		return -EINVAL;
-	if (current_cred()->uid != 0)
+	if (current->uid != 0)
 		return -EPERM;
 	return btf_get_fd_by_id(attr->btf_id);
 }
@@ -1498,7 +1498,7 @@ static int bpf_enable_stats(const union bpf_attr *attr)
 
 	if (CHECK_ATTR(attr, enable_stats.type))
 		return -EINVAL;
-	if (current_cred()->euid != 0)		/* capable(CAP_SYS_ADMIN) */
+	if (current->euid != 0)		/* capable(CAP_SYS_ADMIN) */
 		return -EPERM;
 	if (attr->enable_stats.type != BPF_STATS_RUN_TIME)
 		return -EINVAL;

@@ -5,7 +5,6 @@
  * Locking: include/perf_event.h.
  */
 #include "../../include/security.h"
-#include "../../include/pid.h"
 #include "../../include/fs.h"
 #include "../../include/perf_event.h"
 #include "../../include/trace/kprobe_perf.h"
@@ -2735,7 +2734,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid
 		unsigned long sflags;
 
 		spin_lock_irqsave(&sched_lock, sflags);
-		task = pid ? find_task_by_vpid(pid) : current;
+		task = pid ? find_task_by_pid(pid) : current;
 		spin_unlock_irqrestore(&sched_lock, sflags);
 		if (!task || (task->flags & PF_EXITING))
 			return -ESRCH;
@@ -2758,7 +2757,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid
 		if (attr.exclusive || attr.pinned)
 			goto err_alloc;
 	}
-	if (task && __task_cred(task)->uid != current_cred()->uid && !perfmon_capable()) {
+	if (task && task->uid != current->uid && !perfmon_capable()) {
 		err = -EACCES;	/* perf_check_permission(): ptrace_may_access() */
 		goto err_alloc;
 	}

@@ -2,7 +2,6 @@
  * round-robin runqueues under one lock, wakeups across CPUs, tick-driven preemption, the
  * idle loop. */
 #include "../../include/kernel.h"
-#include "../../include/pid.h"
 #include "../../include/trace/trace.h"
 #include "../../include/clockchips.h"
 #include "../../include/perf_event.h"
@@ -726,6 +725,15 @@ noinline unsigned long long nr_context_switches(void)
 	return sum;
 }
 
+notrace noinline struct task_struct *find_task_by_pid(pid_t pid)
+{
+	struct task_struct *t;
+
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->pid == pid)
+			return t;
+	return NULL;
+}
 
 void __init sched_init_idle(int cpu)
 {
@@ -735,10 +743,7 @@ void __init sched_init_idle(int cpu)
 	if (!idle)
 		panic("no memory for idle task");
 	idle->pid = 0;
-	idle->thread_pid = &init_struct_pid;	/* (not attached: no lookup finds pid 0) */
 	idle->flags = PF_KTHREAD | PF_IDLE;
-	idle->real_cred = get_cred(&init_cred);	/* (init_task's, which 6.1's idle tasks fork from) */
-	idle->cred = get_cred(&init_cred);
 	idle->cpu = cpu;
 	idle->on_rq = 1;
 	idle->on_cpu = 1;
@@ -859,7 +864,7 @@ struct sched_param { int sched_priority; };
 /* the caller (pid 0) or the task of that pid */
 static __always_inline struct task_struct *find_process_by_pid(pid_t pid)
 {
-	return pid ? find_task_by_vpid(pid) : current;
+	return pid ? find_task_by_pid(pid) : current;
 }
 
 SYSCALL_DEFINE1(sched_getscheduler, pid_t, pid)
