@@ -11,7 +11,7 @@ need_pkgs=()
 # run against it (inside the private namespace only), and busybox-static, the shell `exec` tests run;
 # linux-headers-amd64 (Debian 12's: 6.1) is what BCC compiles its programs against in a session.
 for pkg in libfuse3-dev fuse3 pkg-config gcc make python3-venv python3-dev musl-tools pahole cpio \
-           trace-cmd linux-perf perf-tools-unstable bpftrace busybox-static bpfcc-tools python3-bpfcc \
+           trace-cmd linux-perf perf-tools-unstable bpftrace bpftool busybox-static bpfcc-tools python3-bpfcc libbpf-tools \
            linux-headers-amd64; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need_pkgs+=("$pkg")
 done

@@ -52,7 +52,7 @@ noinline int set_task_ioprio(struct task_struct *task, int ioprio)
 {
 	int err;
 
-	if (task->uid != current->euid && task->uid != current->uid && !capable(CAP_SYS_NICE))
+	if (__task_cred(task)->uid != current_cred()->euid && __task_cred(task)->uid != current_cred()->uid && !capable(CAP_SYS_NICE))
 		return -EPERM;
 	err = security_task_setioprio(task, ioprio);
 	if (err)

@@ -21,6 +21,23 @@ noinline struct file *anon_inode_getfile(const char *name, const struct file_ope
 	return file;
 }
 
+/* A new fd for an anon_inode_getfile() file (6.1's __anon_inode_getfd inlined): the fd or -errno */
+noinline int anon_inode_getfd(const char *name, const struct file_operations *fops, void *priv, int flags)
+{
+	struct file *file;
+	int fd = get_unused_fd_flags(flags);
+
+	if (fd < 0)
+		return fd;
+	file = anon_inode_getfile(name, fops, priv, flags);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
+	fd_install(fd, file);
+	return fd;
+}
+
 static char *anon_inodefs_dname(struct dentry *dentry, char *buffer, int buflen)
 {
 	return dynamic_dname(buffer, buflen, "anon_inode:%s", dentry->d_name.name);

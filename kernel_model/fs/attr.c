@@ -3,8 +3,10 @@
  * with setattr_copy()); the caller holds the inode's lock.  An inode without ->setattr takes
  * simple_setattr(). */
 #include "../include/fs.h"
+#include "../include/fsnotify.h"
 #include "../include/security.h"
 #include "../include/cred.h"
+#include "../include/signal.h"
 
 /* The set-group-id bit a change drops: unless group-executable, kept for a member of the file's
  * group or a holder of CAP_FSETID */
@@ -36,21 +38,47 @@ noinline int setattr_should_drop_suidgid(void *idmap, struct inode *inode)
 	return 0;
 }
 
-/* May the file take the new size?  Not below 0, nor past what its file system can hold (no
- * RLIMIT_FSIZE to pass: the model's is never lowered; no swap files) */
+/* May the file take the new size?  Not below 0, nor past the process's RLIMIT_FSIZE (SIGXFSZ
+ * too) or what its file system can hold (no swap files) */
 noinline int inode_newsize_ok(const struct inode *inode, loff_t offset)
 {
+	unsigned long limit;
+
 	if (offset < 0)
 		return -EINVAL;
-	if (inode->i_size < offset && offset > inode->i_sb->s_maxbytes)
-		return -EFBIG;
+	if (inode->i_size < offset) {
+		limit = rlimit(RLIMIT_FSIZE);
+		if (limit != RLIM_INFINITY && offset > (loff_t)limit) {
+			send_sig(SIGXFSZ, current, 0);
+			return -EFBIG;
+		}
+		if (offset > inode->i_sb->s_maxbytes)
+			return -EFBIG;
+	}
 	return 0;
 }
 
+/* A new owner: the owner may "give" the file to itself, CAP_CHOWN to anyone */
+static __always_inline bool chown_ok(void *idmap, const struct inode *inode, uid_t uid)
+{
+	if (current_fsuid() == inode->i_uid && uid == inode->i_uid)
+		return true;
+	return capable_wrt_inode_uidgid(idmap, inode, CAP_CHOWN);
+}
+
+/* A new group: the owner may pick one of its groups, CAP_CHOWN any */
+static __always_inline bool chgrp_ok(void *idmap, const struct inode *inode, gid_t gid)
+{
+	if (current_fsuid() == inode->i_uid && (gid == inode->i_gid || in_group_p(gid)))
+		return true;
+	return capable_wrt_inode_uidgid(idmap, inode, CAP_CHOWN);
+}
+
 /* May the caller make the change (a file system's ->setattr asks first)?  A size its file
- * system takes; a mode or given times only by the owner or a holder of CAP_FOWNER, the
- * set-group-id bit of a new mode dropped for one not in the file's group (nor CAP_FSETID).
- * ATTR_FORCE: the kernel's own change, no permission asked.  (No chown here.) */
+ * system takes; a new owner or group as chown_ok/chgrp_ok say; a mode or given times only by
+ * the owner or a holder of CAP_FOWNER, the set-group-id bit of a new mode dropped for one not
+ * in the file's group (nor CAP_FSETID).  ATTR_FORCE: the kernel's own change, no permission
+ * asked. */
 noinline int setattr_prepare(void *idmap, struct dentry *dentry, struct iattr *attr)
 {
 	struct inode *inode = dentry->d_inode;
@@ -65,6 +93,10 @@ noinline int setattr_prepare(void *idmap, struct dentry *dentry, struct iattr *a
 	}
 	if (ia_valid & ATTR_FORCE)
 		return 0;	/* (ATTR_KILL_PRIV's security_inode_killpriv: no capability xattrs to drop) */
+	if ((ia_valid & ATTR_UID) && !chown_ok(idmap, inode, attr->ia_uid))
+		return -EPERM;
+	if ((ia_valid & ATTR_GID) && !chgrp_ok(idmap, inode, attr->ia_gid))
+		return -EPERM;
 	if (ia_valid & ATTR_MODE) {
 		if (!inode_owner_or_capable(idmap, inode))
 			return -EPERM;
@@ -76,12 +108,17 @@ noinline int setattr_prepare(void *idmap, struct dentry *dentry, struct iattr *a
 	return 0;
 }
 
-/* A setattr's change copied into the inode, once the file system has allowed it (its ->setattr;
- * no uid or gid change here: chown is not modelled).  The set-group-id bit of a new mode goes
- * unless the caller is in the file's group or may set it anyway (CAP_FSETID). */
+/* A setattr's change copied into the inode, once the file system has allowed it (its
+ * ->setattr).  The set-group-id bit of a new mode goes unless the caller is in the file's
+ * (new) group or may set it anyway (CAP_FSETID). */
 noinline void setattr_copy(void *idmap, struct inode *inode, const struct iattr *attr)
 {
 	unsigned int ia_valid = attr->ia_valid;
+
+	if (ia_valid & ATTR_UID)
+		inode->i_uid = attr->ia_uid;
+	if (ia_valid & ATTR_GID)
+		inode->i_gid = attr->ia_gid;
 
 	if (ia_valid & ATTR_ATIME)
 		inode->i_atime = attr->ia_atime;
@@ -149,6 +186,10 @@ noinline int notify_change(void *idmap, struct dentry *dentry, struct iattr *att
 	if (!inode->i_op)
 		return -EPERM;
 	if (inode->i_op->setattr)
-		return inode->i_op->setattr(dentry, attr);
-	return simple_setattr(idmap, dentry, attr);	/* (tmpfs' symlinks, simple directories) */
+		error = inode->i_op->setattr(dentry, attr);
+	else
+		error = simple_setattr(idmap, dentry, attr);	/* (tmpfs' symlinks, simple directories) */
+	if (!error)
+		fsnotify_change(dentry, attr->ia_valid);
+	return error;
 }

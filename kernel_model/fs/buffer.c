@@ -109,6 +109,8 @@ noinline int generic_write_end(struct file *file, struct address_space *mapping,
 		inode->i_size = pos + copied;
 		mark_inode_dirty(inode);
 	}
+	folio_unlock(page);	/* write_begin's lock and reference */
+	folio_put(page);
 	return copied;
 }
 

@@ -5,6 +5,7 @@
  * dentries go at their last dput (always_delete_dentry).
  */
 #include "../include/fs.h"
+#include "../include/fsnotify.h"
 #include "../include/maccess.h"
 #include "../include/security.h"
 
@@ -221,6 +222,8 @@ static noinline void dentry_unlink_inode(struct dentry *dentry, unsigned long fl
 	list_del_init(&dentry->d_alias);
 	dentry->d_inode = NULL;
 	spin_unlock_irqrestore(&dcache_lock, flags);
+	if (!inode->i_nlink)
+		fsnotify_inoderemove(inode);	/* its last name: IN_DELETE_SELF, its marks go */
 	iput(inode);
 }
 

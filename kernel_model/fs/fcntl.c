@@ -9,6 +9,7 @@
 #include "../include/signal.h"
 #include "../include/slab.h"
 #include "../include/poll.h"
+#include "../include/shmem_fs.h"
 
 #define F_DUPFD		0
 #define F_GETFD		1
@@ -53,9 +54,10 @@ static notrace int setfl(int fd, struct file *filp, unsigned int arg)
 
 /* ---- a file's owner: who its SIGIO goes to ---- */
 
-/* Whether a struct pid of that number is in use (6.1's find_vpid()): a task's pid, or a
- * process group's or session's id */
-static notrace bool find_vpid(pid_t nr)
+/* Whether a struct pid of that number is in use (6.1's find_vpid() != NULL): a task's pid, or
+ * a process group's or session's id (numbers here, with no struct pid: kernel/pid.c's
+ * find_vpid() knows tasks' pids only) */
+static notrace bool vpid_in_use(pid_t nr)
 {
 	struct task_struct *t;
 	unsigned long flags;
@@ -100,8 +102,8 @@ noinline void __f_setown(struct file *filp, pid_t pid, enum pid_type type, int f
 		filp->f_owner.pid_type = type;
 		if (pid) {
 			security_file_set_fowner(filp);
-			filp->f_owner.uid = current->uid;
-			filp->f_owner.euid = current->euid;
+			filp->f_owner.uid = current_cred()->uid;
+			filp->f_owner.euid = current_cred()->euid;
 		}
 	}
 	spin_unlock_irqrestore(&filp->f_owner.lock, flags);
@@ -119,7 +121,7 @@ noinline int f_setown(struct file *filp, unsigned long arg, int force)
 		type = PIDTYPE_PGID;
 		who = -who;
 	}
-	if (who && !find_vpid(who))
+	if (who && !vpid_in_use(who))
 		return -ESRCH;
 	__f_setown(filp, who, type, force);
 	return 0;
@@ -171,7 +173,7 @@ static __always_inline int f_setown_ex(struct file *filp, unsigned long arg)
 	default:
 		return -EINVAL;
 	}
-	if (owner.pid && !find_vpid(owner.pid))
+	if (owner.pid && !vpid_in_use(owner.pid))
 		return -ESRCH;
 	__f_setown(filp, owner.pid, type, 1);
 	return 0;
@@ -221,8 +223,8 @@ static const long band_table[NSIGPOLL] = {
 /* Whether who set the owner may signal p: root, or its uid or suid is theirs */
 static __always_inline int sigio_perm(struct task_struct *p, struct fown_struct *fown, int sig)
 {
-	return (fown->euid == 0 || fown->euid == p->suid || fown->euid == p->uid ||
-		fown->uid == p->suid || fown->uid == p->uid) &&
+	return (fown->euid == 0 || fown->euid == __task_cred(p)->suid || fown->euid == __task_cred(p)->uid ||
+		fown->uid == __task_cred(p)->suid || fown->uid == __task_cred(p)->uid) &&
 	       !security_file_send_sigiotask(p, fown, sig);
 }
 
@@ -497,6 +499,10 @@ noinline long do_fcntl(int fd, unsigned int cmd, unsigned long arg, struct file 
 	case F_SETPIPE_SZ:
 	case F_GETPIPE_SZ:
 		err = filp->f_op && filp->f_op->fcntl ? filp->f_op->fcntl(filp, cmd, arg) : -EBADF;
+		break;
+	case F_ADD_SEALS:
+	case F_GET_SEALS:
+		err = memfd_fcntl(filp, cmd, (unsigned int)arg);	/* (6.1 passes argi) */
 		break;
 	default:
 		break;

@@ -16,9 +16,12 @@ static notrace bool test_bit(unsigned int nr, const unsigned long *map) { return
 static notrace void __set_bit(unsigned int nr, unsigned long *map) { map[nr / 64] |= 1UL << (nr % 64); }
 static notrace void __clear_bit(unsigned int nr, unsigned long *map) { map[nr / 64] &= ~(1UL << (nr % 64)); }
 
+/* fs.nr_open: the most fds a table may have, and so RLIMIT_NOFILE's highest value */
+unsigned int sysctl_nr_open = 1024 * 1024;
+
 static notrace unsigned int rlimit_nofile(void)
 {
-	return RLIMIT_NOFILE_CUR;
+	return rlimit(RLIMIT_NOFILE);
 }
 
 static notrace void init_files_struct(struct files_struct *f)
@@ -82,7 +85,7 @@ static notrace void copy_fdtable(struct fdtable *nfdt, struct fdtable *ofdt)
 	memcpy(nfdt->close_on_exec, ofdt->close_on_exec, ofdt->max_fds / 8);
 }
 
-/* Make room for fd nr: a table of the next power of two (at least 256 entries). */
+/* Make room for fd nr: a table of the next power of two (at least 256 entries, at most fs.nr_open). */
 noinline int expand_files(struct files_struct *files, unsigned int nr)
 {
 	struct fdtable *new, *cur = files->fdt;
@@ -90,11 +93,11 @@ noinline int expand_files(struct files_struct *files, unsigned int nr)
 
 	if (nr < cur->max_fds)
 		return 0;
-	if (nr >= rlimit_nofile())
+	if (nr >= sysctl_nr_open)	/* (the callers hold nr under RLIMIT_NOFILE) */
 		return -EMFILE;
 	while (size <= nr)
 		size *= 2;
-	size = min(size, (unsigned int)max(rlimit_nofile(), 256U));
+	size = min(size, sysctl_nr_open);
 	new = alloc_fdtable(size);
 	if (!new)
 		return -ENOMEM;
@@ -257,6 +260,13 @@ static notrace struct file *__fget_files(struct files_struct *files, unsigned in
 static __always_inline struct file *__fget(unsigned int fd, fmode_t mask)
 {
 	return __fget_files(current->files, fd, mask);
+}
+
+/* fd's file in another task's table, with a reference (the caller holds sched_lock, under
+ * which exit_files() lets the table go: 6.1's task_lock) */
+noinline struct file *fget_task(struct task_struct *task, unsigned int fd)
+{
+	return __fget_files(task->files, fd, 0);
 }
 
 noinline struct file *fget(unsigned int fd)
@@ -803,4 +813,20 @@ noinline int unshare_fs_struct(void)
 	spin_unlock_irqrestore(&sched_lock, irq);
 	put_fs_struct(fs);
 	return 0;
+}
+
+/* A file another task had, as a new fd of the caller's (pidfd_getfd, SCM_RIGHTS in 6.1) */
+static noinline int __receive_fd(struct file *file, unsigned int o_flags)
+{
+	int new_fd = get_unused_fd_flags(o_flags);
+
+	if (new_fd < 0)
+		return new_fd;
+	fd_install(new_fd, get_file(file));
+	return new_fd;
+}
+
+noinline int receive_fd(struct file *file, unsigned int o_flags)
+{
+	return __receive_fd(file, o_flags);
 }

@@ -1,6 +1,7 @@
 /* struct file lifetime (Linux's fs/file_table.c): alloc_empty_file, alloc_file_pseudo (pipes),
  * fput → __fput at the last reference (->release, then the path it held). */
 #include "../include/fs.h"
+#include "../include/fsnotify.h"
 #include "../include/security.h"
 
 static struct kmem_cache *filp_cachep;
@@ -96,6 +97,7 @@ noinline void __fput(struct file *file)
 	if (unlikely(file->f_ep))	/* eventpoll_release(): out of the epoll sets that have it */
 		eventpoll_release_file(file);
 	if (file->f_mode & FMODE_OPENED) {
+		fsnotify_close(file);	/* (6.1: first, before eventpoll_release) */
 		if (inode)
 			locks_remove_file(file);
 		if (unlikely(file->f_flags & FASYNC) && file->f_op && file->f_op->fasync)

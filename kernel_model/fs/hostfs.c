@@ -21,6 +21,7 @@
 #define HOSTFS_SUPER_MAGIC 0x00c0ffee
 
 static const struct inode_operations hostfs_dir_iops, hostfs_link_iops, hostfs_file_iops;
+static ssize_t hostfs_listxattr(struct dentry *dentry, char *buffer, size_t size);
 static const struct file_operations hostfs_dir_fops, hostfs_file_fops;
 static const struct file_operations hostfs_dev_fops;
 
@@ -56,13 +57,59 @@ static notrace u32 HOSTFS_I(const struct inode *inode)
 	return (u32)(unsigned long)inode->i_private;
 }
 
-static notrace struct inode *hostfs_iget(struct super_block *sb, u32 handle, umode_t mode, u64 ino)
-{
-	struct inode *inode = new_inode(sb);
+/* the host node an inode with marks (inotify's) stands for */
+struct hostfs_node_id {
+	u64 ino;
+	u32 dev;
+	umode_t mode;
+};
 
+static notrace int hostfs_watched_test(struct inode *inode, void *data)
+{
+	const struct hostfs_node_id *id = data;
+
+	return inode->i_fsnotify_marks && inode->i_ino == id->ino && inode->i_generation == id->dev &&
+	       (inode->i_mode & S_IFMT) == (id->mode & S_IFMT) &&
+	       (u32)(unsigned long)inode->i_private != HOSTFS_NO_NODE;
+}
+
+/*
+ * A watched inode of the same host node (inotify's marks are on the inode: the next lookup of
+ * its name must find that one, not a new one), held; the lookup's new node given back.  Only
+ * inodes with marks are looked for (the others are made anew, as hostfs does), and only while
+ * the file system has some: the walk of its inodes is not for every lookup.
+ */
+static notrace struct inode *hostfs_find_watched(struct super_block *sb, u32 handle, umode_t mode, u64 ino, u32 dev)
+{
+	struct hostfs_node_id id = { ino, dev, mode };
+	struct inode *inode;
+	struct hostfs_req *req;
+
+	if (!__atomic_load_n(&sb->s_fsnotify_connectors, __ATOMIC_RELAXED))
+		return NULL;
+	inode = ilookup5(sb, ino, hostfs_watched_test, &id);
+
+	if (inode) {
+		req = req_alloc(HOSTFS_RELEASE, handle);
+		if (req)
+			hostfs_call(req);
+		kfree(req);
+	}
+	return inode;
+}
+
+/* An inode for the host's node `handle` (ino and dev: its identity on the host) */
+static notrace struct inode *hostfs_iget(struct super_block *sb, u32 handle, umode_t mode, u64 ino, u32 dev)
+{
+	struct inode *inode = handle && handle != HOSTFS_NO_NODE ? hostfs_find_watched(sb, handle, mode, ino, dev) : NULL;
+
+	if (inode)
+		return inode;
+	inode = new_inode(sb);
 	if (!inode)
 		return NULL;
 	inode->i_ino = ino;
+	inode->i_generation = dev;	/* (no generation of its own: the host's device) */
 	inode->i_mode = mode;
 	inode->i_private = (void *)(unsigned long)handle;
 	switch (mode & S_IFMT) {
@@ -113,11 +160,11 @@ noinline struct dentry *hostfs_lookup(struct inode *dir, struct dentry *dentry, 
 	err = HOSTFS_I(dir) == HOSTFS_NO_NODE ? -ENOENT : hostfs_call(req);
 	if (err == -ENOENT && before) {
 		err = 0;
-		inode = hostfs_iget(dir->i_sb, HOSTFS_NO_NODE, before, get_next_ino());
+		inode = hostfs_iget(dir->i_sb, HOSTFS_NO_NODE, before, get_next_ino(), 0);
 		if (!inode)
 			err = -ENOMEM;
 	} else if (!err) {
-		inode = hostfs_iget(dir->i_sb, req->new_handle, req->mode, req->ino);
+		inode = hostfs_iget(dir->i_sb, req->new_handle, req->mode, req->ino, req->st.dev);
 		if (!inode) {
 			req->op = HOSTFS_RELEASE;
 			req->handle = req->new_handle;
@@ -450,9 +497,9 @@ static notrace int hostfs_instantiate(struct inode *dir, struct dentry *dentry, 
 		return -ENOMEM;
 	memcpy(req->name, dentry->d_name.name, dentry->d_name.len + 1);
 	if (HOSTFS_I(dir) != HOSTFS_NO_NODE && !hostfs_call(req))
-		inode = hostfs_iget(dir->i_sb, req->new_handle, req->mode, req->ino);
+		inode = hostfs_iget(dir->i_sb, req->new_handle, req->mode, req->ino, req->st.dev);
 	else
-		inode = hostfs_iget(dir->i_sb, HOSTFS_NO_NODE, mode, get_next_ino());
+		inode = hostfs_iget(dir->i_sb, HOSTFS_NO_NODE, mode, get_next_ino(), 0);
 	kfree(req);
 	if (!inode)
 		return -ENOMEM;
@@ -508,6 +555,10 @@ noinline int hostfs_setattr(struct dentry *dentry, struct iattr *attr)
 		inode->i_size = attr->ia_size;
 	if (attr->ia_valid & ATTR_MODE)
 		inode->i_mode = (inode->i_mode & S_IFMT) | (attr->ia_mode & 07777);
+	if (attr->ia_valid & ATTR_UID)
+		inode->i_uid = attr->ia_uid;
+	if (attr->ia_valid & ATTR_GID)
+		inode->i_gid = attr->ia_gid;
 	return 0;
 }
 
@@ -523,17 +574,20 @@ static const struct inode_operations hostfs_dir_iops = {
 	.mknod = hostfs_mknod,
 	.rename = hostfs_rename2,
 	.setattr = hostfs_setattr,
+	.listxattr = hostfs_listxattr,
 };
 
 static const struct inode_operations hostfs_link_iops = {
 	.get_link = hostfs_get_link,
 	.getattr = hostfs_getattr,
 	.setattr = hostfs_setattr,
+	.listxattr = hostfs_listxattr,
 };
 
 static const struct inode_operations hostfs_file_iops = {
 	.getattr = hostfs_getattr,
 	.setattr = hostfs_setattr,
+	.listxattr = hostfs_listxattr,
 };
 
 static const struct file_operations hostfs_file_fops = {
@@ -541,6 +595,8 @@ static const struct file_operations hostfs_file_fops = {
 	.read_iter = hostfs_read_iter,
 	.write_iter = hostfs_write_iter,
 	.fsync = noop_fsync,
+	.splice_read = generic_file_splice_read,
+	.splice_write = iter_file_splice_write,
 };
 
 static const struct file_operations hostfs_dev_fops = {
@@ -586,18 +642,14 @@ static noinline int hostfs_statfs(struct dentry *dentry, struct kstatfs *sf)
 	return err;
 }
 
-/* The host's extended attribute `name` of the node (any name: the host's file system decides),
- * through a bounce page: a value longer than a page is ERANGE here. */
-static noinline int hostfs_xattr_get(const struct xattr_handler *handler, struct dentry *dentry,
-				     struct inode *inode, const char *name, void *buffer, size_t size)
+/* A GETXATTR (the host's attribute `name` of the node) or LISTXATTR (its names) through a
+ * bounce page: more than a page is ERANGE here. */
+static noinline long hostfs_xattr_call(u32 op, struct inode *inode, const char *name, void *buffer, size_t size)
 {
-	struct hostfs_req *req;
+	struct hostfs_req *req = req_alloc(op, HOSTFS_I(inode));
 	void *page = NULL;
 	long n;
 
-	if (HOSTFS_I(inode) == HOSTFS_NO_NODE)
-		return -ENODATA;	/* made by a session's call since: none yet */
-	req = req_alloc(HOSTFS_GETXATTR, HOSTFS_I(inode));
 	if (size)
 		page = alloc_page_zeroed();
 	if (!req || (size && !page)) {
@@ -606,7 +658,8 @@ static noinline int hostfs_xattr_get(const struct xattr_handler *handler, struct
 			__free_pages(virt_to_page(page), 0);
 		return -ENOMEM;
 	}
-	strscpy_pad(req->name, name, sizeof(req->name));
+	if (name)
+		strscpy_pad(req->name, name, sizeof(req->name));
 	req->buf = page ? __pa(page) : 0;
 	req->len = min(size, PAGE_SIZE);
 	n = hostfs_call(req);
@@ -618,9 +671,36 @@ static noinline int hostfs_xattr_get(const struct xattr_handler *handler, struct
 	return n;
 }
 
+/* any name: the host's file system decides */
+static noinline int hostfs_xattr_get(const struct xattr_handler *handler, struct dentry *dentry,
+				     struct inode *inode, const char *name, void *buffer, size_t size)
+{
+	if (HOSTFS_I(inode) == HOSTFS_NO_NODE)
+		return -ENODATA;	/* made by a session's call since: none yet */
+	return hostfs_xattr_call(HOSTFS_GETXATTR, inode, name, buffer, size);
+}
+
+/* Only a session task's (the host made the call; a read-only mount refused it before) */
+static noinline int hostfs_xattr_set(const struct xattr_handler *handler, struct dentry *dentry,
+				     struct inode *inode, const char *name, const void *value, size_t size,
+				     int flags)
+{
+	return hostfs_mirror(inode->i_sb) ? 0 : -EROFS;
+}
+
+static noinline ssize_t hostfs_listxattr(struct dentry *dentry, char *buffer, size_t size)
+{
+	struct inode *inode = dentry->d_inode;
+
+	if (HOSTFS_I(inode) == HOSTFS_NO_NODE)
+		return 0;
+	return hostfs_xattr_call(HOSTFS_LISTXATTR, inode, NULL, buffer, size);
+}
+
 static const struct xattr_handler hostfs_xattr_handler = {
 	.prefix = "",	/* every name */
 	.get = hostfs_xattr_get,
+	.set = hostfs_xattr_set,
 };
 
 static const struct xattr_handler *hostfs_xattr_handlers[] = { &hostfs_xattr_handler, NULL };
@@ -642,7 +722,7 @@ static const struct dentry_operations hostfs_dentry_ops = {
 
 static int hostfs_fill_super(struct super_block *sb, void *data)
 {
-	struct inode *root = hostfs_iget(sb, 0, S_IFDIR | 0755, 2);
+	struct inode *root = hostfs_iget(sb, 0, S_IFDIR | 0755, 2, 0);
 
 	if (!root)
 		return -ENOMEM;

@@ -106,6 +106,7 @@ void __init vfs_mount_init(void)
 		printk(KERN_INFO "no disk: nothing mounted on /mnt\n");
 	root->mnt_flags |= MNT_READONLY;	/* mount -o remount,ro / */
 	host_view_init();
+	shmem_kern_mount_init();
 }
 
 /*

@@ -1125,7 +1125,7 @@ noinline int fcntl_getlease(struct file *filp)
 /* Whether another open stands in the way of the lease: for a read lease an open for writing;
  * for a write lease any open but the caller's own (a negative i_writecount, an executable's
  * denial of writes, too) */
-static __always_inline int check_conflicting_open(struct file *filp, const long arg, int flags)
+static noinline int check_conflicting_open(struct file *filp, const long arg, int flags)
 {
 	struct inode *inode = filp->f_inode;
 	int self_wcount = 0, self_rcount = 0;
@@ -1241,7 +1241,7 @@ noinline int generic_setlease(struct file *filp, long arg, struct file_lock **fl
 	struct inode *inode = filp->f_inode;
 	int error;
 
-	if (inode->i_uid != current->fsuid && !capable(CAP_LEASE))
+	if (inode->i_uid != current_cred()->fsuid && !capable(CAP_LEASE))
 		return -EACCES;
 	if (!S_ISREG(inode->i_mode))
 		return -EINVAL;

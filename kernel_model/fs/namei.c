@@ -12,6 +12,7 @@
 #include "../include/fs.h"
 #include "../include/cred.h"
 #include "../include/security.h"
+#include "../include/fsnotify.h"
 
 enum { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
 
@@ -77,6 +78,12 @@ noinline struct filename *getname_flags(const char *filename, int flags, int *em
 	return result;
 }
 
+/* a syscall's name whose flags may say AT_EMPTY_PATH (execveat) */
+noinline struct filename *getname_uflags(const char *filename, int uflags)
+{
+	return getname_flags(filename, (uflags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0, NULL);
+}
+
 noinline struct filename *getname(const char *filename)
 {
 	return getname_flags(filename, 0, NULL);
@@ -115,7 +122,7 @@ noinline int generic_permission(void *idmap, struct inode *inode, int mask)
 	int granted;
 
 	mask &= MAY_READ | MAY_WRITE | MAY_EXEC;
-	if (current->fsuid == inode->i_uid)
+	if (current_cred()->fsuid == inode->i_uid)
 		granted = (mode >> 6) & 7;
 	else if (in_group_p(inode->i_gid))
 		granted = (mode >> 3) & 7;
@@ -509,7 +516,7 @@ static notrace struct dentry *lookup_slow(const struct qstr *name, struct dentry
  */
 static __always_inline int may_follow_link(struct nameidata *nd, const struct inode *inode)
 {
-	if (current->fsuid == inode->i_uid)
+	if (current_cred()->fsuid == inode->i_uid)
 		return 0;
 	if ((nd->dir_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
 		return 0;
@@ -902,6 +909,8 @@ noinline int may_open(void *idmap, const struct path *path, int acc_mode, int fl
 	case S_IFDIR:
 		if (acc_mode & MAY_WRITE)
 			return -EISDIR;
+		if (acc_mode & MAY_EXEC)	/* (exec's open) */
+			return -EACCES;
 		break;
 	case S_IFBLK:
 	case S_IFCHR:
@@ -910,7 +919,13 @@ noinline int may_open(void *idmap, const struct path *path, int acc_mode, int fl
 		/* fall through */
 	case S_IFIFO:
 	case S_IFSOCK:
+		if (acc_mode & MAY_EXEC)
+			return -EACCES;
 		flag &= ~O_TRUNC;
+		break;
+	case S_IFREG:
+		if ((acc_mode & MAY_EXEC) && path_noexec(path))
+			return -EACCES;
 		break;
 	}
 	if ((acc_mode & MAY_WRITE) && __mnt_is_readonly(path->mnt) &&
@@ -975,6 +990,7 @@ static notrace int open_last_lookups(struct nameidata *nd)
 			return err;
 		}
 		file->f_mode |= FMODE_CREATED;
+		fsnotify_create(dir->d_inode, dentry);	/* (open_last_lookups') */
 		dput(nd->path.dentry);
 		nd->path.dentry = dentry;
 		return 0;
@@ -1161,7 +1177,10 @@ noinline int vfs_mkdir(void *idmap, struct inode *dir, struct dentry *dentry, um
 	error = security_inode_mkdir(dir, dentry, mode);
 	if (error)
 		return error;
-	return dir->i_op->mkdir(dir, dentry, mode);
+	error = dir->i_op->mkdir(dir, dentry, mode);
+	if (!error)
+		fsnotify_mkdir(dir, dentry);
+	return error;
 }
 
 noinline int vfs_mknod(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev)
@@ -1177,7 +1196,10 @@ noinline int vfs_mknod(void *idmap, struct inode *dir, struct dentry *dentry, um
 	error = security_inode_mknod(dir, dentry, mode, dev);
 	if (error)
 		return error;
-	return dir->i_op->mknod(dir, dentry, mode, dev);
+	error = dir->i_op->mknod(dir, dentry, mode, dev);
+	if (!error)
+		fsnotify_create(dir, dentry);
+	return error;
 }
 
 /* A regular file made in dir for dentry (mknod's; open's O_CREAT calls ->create itself). */
@@ -1193,7 +1215,10 @@ noinline int vfs_create(void *idmap, struct inode *dir, struct dentry *dentry, u
 	error = security_inode_create(dir, dentry, mode);
 	if (error)
 		return error;
-	return dir->i_op->create(dir, dentry, mode, want_excl);
+	error = dir->i_op->create(dir, dentry, mode, want_excl);
+	if (!error)
+		fsnotify_create(dir, dentry);
+	return error;
 }
 
 noinline int vfs_symlink(void *idmap, struct inode *dir, struct dentry *dentry, const char *oldname)
@@ -1207,7 +1232,10 @@ noinline int vfs_symlink(void *idmap, struct inode *dir, struct dentry *dentry, 
 	error = security_inode_symlink(dir, dentry, oldname);
 	if (error)
 		return error;
-	return dir->i_op->symlink(dir, dentry, oldname);
+	error = dir->i_op->symlink(dir, dentry, oldname);
+	if (!error)
+		fsnotify_create(dir, dentry);
+	return error;
 }
 
 noinline int vfs_link(struct dentry *old_dentry, void *idmap, struct inode *dir, struct dentry *new_dentry, struct inode **delegated)
@@ -1229,7 +1257,10 @@ noinline int vfs_link(struct dentry *old_dentry, void *idmap, struct inode *dir,
 	error = security_inode_link(old_dentry, dir, new_dentry);
 	if (error)
 		return error;
-	return dir->i_op->link(old_dentry, dir, new_dentry);
+	error = dir->i_op->link(old_dentry, dir, new_dentry);
+	if (!error)
+		fsnotify_link(dir, inode, new_dentry);
+	return error;
 }
 
 static notrace umode_t mode_strip_umask(umode_t mode)
@@ -1445,7 +1476,7 @@ SYSCALL_DEFINE2(link, const char *, oldname, const char *, newname)
  * remove or rename it */
 noinline bool __check_sticky(void *idmap, struct inode *dir, struct inode *inode)
 {
-	uid_t fsuid = current->fsuid;
+	uid_t fsuid = current_cred()->fsuid;
 
 	if (inode->i_uid == fsuid)
 		return false;
@@ -1499,7 +1530,7 @@ noinline int vfs_rmdir(void *idmap, struct inode *dir, struct dentry *dentry)
 	error = dir->i_op->rmdir(dir, dentry);
 	if (!error) {
 		dentry->d_inode->i_flags |= S_DEAD;
-		d_delete(dentry);
+		d_delete_notify(dir, dentry);
 	}
 	return error;
 }
@@ -1518,8 +1549,10 @@ noinline int vfs_unlink(void *idmap, struct inode *dir, struct dentry *dentry, s
 	if (error)
 		return error;
 	error = dir->i_op->unlink(dir, dentry);
-	if (!error)
-		d_delete(dentry);
+	if (!error) {
+		fsnotify_link_count(dentry->d_inode);
+		d_delete_notify(dir, dentry);
+	}
 	return error;
 }
 
@@ -1639,6 +1672,9 @@ noinline int vfs_rename(struct renamedata *rd)
 	struct dentry *old_dentry = rd->old_dentry, *new_dentry = rd->new_dentry;
 	unsigned int flags = rd->flags;
 	bool is_dir = d_is_dir(old_dentry);
+	char old_name_buf[NAME_MAX + 1];
+	struct inode *target;
+	struct qstr old_name;
 	int error;
 
 	if (old_dentry->d_inode == new_dentry->d_inode)
@@ -1661,15 +1697,24 @@ noinline int vfs_rename(struct renamedata *rd)
 		return -EINVAL;
 	if (d_mountpoint(old_dentry) || d_mountpoint(new_dentry))
 		return -EBUSY;
+	/* the old name, for IN_MOVED_FROM (6.1: take_dentry_name_snapshot) */
+	memcpy(old_name_buf, old_dentry->d_name.name, old_dentry->d_name.len + 1);
+	old_name.hash_len = old_dentry->d_name.hash_len;
+	old_name.name = (const unsigned char *)old_name_buf;
 	error = old_dir->i_op->rename(old_dir, old_dentry, new_dir, new_dentry, flags);
 	if (error)
 		return error;
-	if (new_dentry->d_inode) {
+	target = new_dentry->d_inode;
+	if (target) {
+		ihold(target);	/* (6.1 holds it locked across the rename) */
 		if (is_dir)
-			new_dentry->d_inode->i_flags |= S_DEAD;
+			target->i_flags |= S_DEAD;
 		d_delete(new_dentry);
 	}
 	d_move(old_dentry, new_dentry);
+	fsnotify_move(old_dir, new_dir, &old_name, is_dir, target, old_dentry);
+	if (target)
+		iput(target);
 	return 0;
 }
 

@@ -98,6 +98,17 @@ noinline void __mnt_drop_write_file(struct file *file)
 		__mnt_drop_write(file->f_path.mnt);
 }
 
+/* (6.1: with the super block's freeze protection, sb_start_write: no freezing here) */
+noinline int mnt_want_write_file(struct file *file)
+{
+	return __mnt_want_write_file(file);
+}
+
+noinline void mnt_drop_write_file(struct file *file)
+{
+	__mnt_drop_write_file(file);
+}
+
 noinline struct mount *__lookup_mnt(struct vfsmount *mnt, struct dentry *dentry)
 {
 	struct mount *p;
@@ -314,7 +325,7 @@ SYSCALL_DEFINE3(open_tree, int, dfd, const char *, filename, unsigned, flags)
 	if (unlikely(error)) {
 		file = ERR_PTR(error);
 	} else {
-		file = dentry_open(&path, O_PATH, NULL);	/* (current_cred(): a task's ids are its own here) */
+		file = dentry_open(&path, O_PATH, current_cred());
 		path_put(&path);
 	}
 	if (IS_ERR(file)) {

@@ -8,6 +8,7 @@
 #include "../include/fs.h"
 #include "../include/security.h"
 #include "../include/cred.h"
+#include "../include/fsnotify.h"
 
 struct open_how { u64 flags; u64 mode; u64 resolve; };
 #define RESOLVE_NO_XDEV		0x01
@@ -249,8 +250,94 @@ SYSCALL_DEFINE2(ftruncate, unsigned int, fd, off_t, length)
 	return do_sys_ftruncate(fd, length, 1);
 }
 
+/* fallocate(2): the mode checked as 6.1's, then the file system's ->fallocate (tmpfs's alone
+ * here: hostfs and the others have none, EOPNOTSUPP). */
+noinline int vfs_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
+{
+	struct inode *inode = file->f_inode;
+	long ret;
+
+	if (offset < 0 || len <= 0)
+		return -EINVAL;
+	if (mode & ~FALLOC_FL_SUPPORTED_MASK)
+		return -EOPNOTSUPP;
+	/* punching a hole and zeroing a range are exclusive */
+	if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	/* a hole keeps the size */
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_COLLAPSE_RANGE) && (mode & ~FALLOC_FL_COLLAPSE_RANGE))
+		return -EINVAL;
+	if ((mode & FALLOC_FL_INSERT_RANGE) && (mode & ~FALLOC_FL_INSERT_RANGE))
+		return -EINVAL;
+	if ((mode & FALLOC_FL_UNSHARE_RANGE) && (mode & ~(FALLOC_FL_UNSHARE_RANGE | FALLOC_FL_KEEP_SIZE)))
+		return -EINVAL;
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	/* (no append-only, immutable or swap files here) */
+	ret = security_file_permission(file, MAY_WRITE);
+	if (ret)
+		return ret;
+	if (S_ISFIFO(inode->i_mode))
+		return -ESPIPE;
+	if (S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->i_mode) && !S_ISBLK(inode->i_mode))
+		return -ENODEV;
+	/* past the largest size, or wrapped through zero (the kernel's -fno-strict-overflow sum) */
+	if ((loff_t)((u64)offset + len) > inode->i_sb->s_maxbytes || (loff_t)((u64)offset + len) < 0)
+		return -EFBIG;
+	if (!file->f_op->fallocate)
+		return -EOPNOTSUPP;
+	ret = file->f_op->fallocate(file, mode, offset, len);
+	/* an event even when the size stays (FALLOC_FL_KEEP_SIZE), as 6.1 */
+	if (ret == 0)
+		fsnotify_modify(file);
+	return ret;
+}
+
+noinline int ksys_fallocate(int fd, int mode, loff_t offset, loff_t len)
+{
+	struct fd f = fdget(fd);
+	int error = -EBADF;
+
+	if (f.file) {
+		error = vfs_fallocate(f.file, mode, offset, len);
+		fdput(f);
+	}
+	return error;
+}
+
+SYSCALL_DEFINE4(fallocate, int, fd, int, mode, loff_t, offset, loff_t, len)
+{
+	return ksys_fallocate(fd, mode, offset, len);
+}
+
+/*
+ * access(2) checks with the real ids: the caller acts with a copy of its credentials whose file
+ * system ids are its real ones until the check is done (6.1's, inline).  The file capabilities
+ * follow the fsuid here (commoncap.c), so a real uid of 0 has them and any other has none, as
+ * 6.1's cap_effective reset gives.
+ */
+static inline const struct cred *access_override_creds(void)
+{
+	const struct cred *old_cred;
+	struct cred *override_cred = prepare_creds();
+
+	if (!override_cred)
+		return NULL;
+	override_cred->fsuid = override_cred->uid;
+	override_cred->fsgid = override_cred->gid;
+	override_cred->non_rcu = true;	/* only this task ever sees it: freed at once */
+	old_cred = override_creds(override_cred);
+	put_cred(override_cred);	/* (override_creds() took its own reference) */
+	return old_cred;
+}
+
 noinline long do_faccessat(int dfd, const char *filename, int mode, int flags)
 {
+	const struct cred *old_cred = NULL;
 	struct path path;
 	struct inode *inode;
 	unsigned int lookup_flags = LOOKUP_FOLLOW;
@@ -264,9 +351,14 @@ noinline long do_faccessat(int dfd, const char *filename, int mode, int flags)
 		lookup_flags &= ~LOOKUP_FOLLOW;
 	if (flags & AT_EMPTY_PATH)
 		lookup_flags |= LOOKUP_EMPTY;
+	if (!(flags & AT_EACCESS)) {
+		old_cred = access_override_creds();
+		if (!old_cred)
+			return -ENOMEM;
+	}
 	res = user_path_at_empty(dfd, filename, lookup_flags, &path, NULL);
 	if (res)
-		return res;
+		goto out_creds;
 	inode = path.dentry->d_inode;
 	if ((mode & MAY_EXEC) && S_ISREG(inode->i_mode)) {
 		res = -EACCES;
@@ -279,6 +371,9 @@ noinline long do_faccessat(int dfd, const char *filename, int mode, int flags)
 		res = -EROFS;
 out:
 	path_put(&path);
+out_creds:
+	if (old_cred)
+		revert_creds(old_cred);
 	return res;
 }
 
@@ -405,6 +500,96 @@ SYSCALL_DEFINE2(chmod, const char *, filename, umode_t, mode)
 	return do_fchmodat(AT_FDCWD, filename, mode);
 }
 
+/* A new owner and/or group (-1: unchanged); a non-directory loses its set-id bits */
+noinline int chown_common(const struct path *path, uid_t user, gid_t group)
+{
+	struct inode *inode = path->dentry->d_inode;
+	struct iattr newattrs = { .ia_valid = ATTR_CTIME };
+	int error;
+
+	if (user != (uid_t)-1) {
+		newattrs.ia_valid |= ATTR_UID;
+		newattrs.ia_uid = user;
+	}
+	if (group != (gid_t)-1) {
+		newattrs.ia_valid |= ATTR_GID;
+		newattrs.ia_gid = group;
+	}
+	if (!S_ISDIR(inode->i_mode))
+		newattrs.ia_valid |= ATTR_KILL_SUID | ATTR_KILL_SGID | ATTR_KILL_PRIV;
+	mutex_lock(&inode->i_rwsem);
+	error = security_path_chown(path, user, group);
+	if (!error)
+		error = notify_change(NULL, path->dentry, &newattrs, NULL);
+	mutex_unlock(&inode->i_rwsem);
+	return error;
+}
+
+noinline int do_fchownat(int dfd, const char *filename, uid_t user, gid_t group, int flag)
+{
+	struct path path;
+	int error, lookup_flags;
+
+	if ((flag & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) != 0)
+		return -EINVAL;
+	lookup_flags = (flag & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW;
+	if (flag & AT_EMPTY_PATH)
+		lookup_flags |= LOOKUP_EMPTY;
+	error = user_path_at_empty(dfd, filename, lookup_flags, &path, NULL);
+	if (error)
+		return error;
+	error = mnt_want_write(path.mnt);
+	if (!error) {
+		error = chown_common(&path, user, group);
+		mnt_drop_write(path.mnt);
+	}
+	path_put(&path);
+	return error;
+}
+
+SYSCALL_DEFINE5(fchownat, int, dfd, const char *, filename, uid_t, user, gid_t, group, int, flag)
+{
+	return do_fchownat(dfd, filename, user, group, flag);
+}
+
+SYSCALL_DEFINE3(chown, const char *, filename, uid_t, user, gid_t, group)
+{
+	return do_fchownat(AT_FDCWD, filename, user, group, 0);
+}
+
+SYSCALL_DEFINE3(lchown, const char *, filename, uid_t, user, gid_t, group)
+{
+	return do_fchownat(AT_FDCWD, filename, user, group, AT_SYMLINK_NOFOLLOW);
+}
+
+noinline int vfs_fchown(struct file *file, uid_t user, gid_t group)
+{
+	int error = mnt_want_write_file(file);
+
+	if (error)
+		return error;
+	error = chown_common(&file->f_path, user, group);
+	mnt_drop_write_file(file);
+	return error;
+}
+
+noinline int ksys_fchown(unsigned int fd, uid_t user, gid_t group)
+{
+	struct fd f = fdget(fd);
+	int error = -EBADF;
+
+	if (f.file) {
+		error = vfs_fchown(f.file, user, group);
+		fdput(f);
+	}
+	return error;
+}
+
+SYSCALL_DEFINE3(fchown, unsigned int, fd, uid_t, user, gid_t, group)
+{
+	return ksys_fchown(fd, user, group);
+}
+
 /* ---- open ---- */
 static notrace int build_open_flags(const struct open_how *how, struct open_flags *op)
 {
@@ -513,6 +698,7 @@ noinline long do_sys_openat2(int dfd, const char *filename, struct open_how *how
 			put_unused_fd(fd);
 			fd = PTR_ERR(f);
 		} else {
+			fsnotify_open(f);
 			fd_install(fd, f);
 		}
 	}

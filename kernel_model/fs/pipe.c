@@ -11,16 +11,9 @@
 #include "../include/signal.h"
 
 #define PIPEFS_MAGIC 0x50495045
-#define PIPE_BUF_FLAG_CAN_MERGE 0x10
 static struct vfsmount *pipe_mnt;
 const struct file_operations pipefifo_fops;
 
-static notrace unsigned int pipe_occupancy(unsigned int head, unsigned int tail) { return head - tail; }
-static notrace bool pipe_empty(unsigned int head, unsigned int tail) { return head == tail; }
-static notrace bool pipe_full(unsigned int head, unsigned int tail, unsigned int limit)
-{
-	return pipe_occupancy(head, tail) >= limit;
-}
 
 noinline struct pipe_inode_info *alloc_pipe_info(void)
 {
@@ -55,14 +48,79 @@ noinline void free_pipe_info(struct pipe_inode_info *pipe)
 	kfree(pipe);
 }
 
-static noinline void anon_pipe_buf_release(struct pipe_inode_info *pipe, struct pipe_buffer *buf)
+noinline void anon_pipe_buf_release(struct pipe_inode_info *pipe, struct pipe_buffer *buf)
 {
-	/* keep one page for the next write, as 6.1's tmp_page */
-	if (!pipe->tmp_page)
+	struct page *page = virt_to_page(buf->page);
+
+	/* keep one page for the next write, as 6.1's tmp_page, unless another pipe has it too
+	 * (tee) */
+	if (page_count(page) == 1 && !pipe->tmp_page)
 		pipe->tmp_page = buf->page;
 	else
-		__free_pages(virt_to_page(buf->page), 0);
+		__free_pages(page, 0);
 	buf->page = NULL;
+}
+
+/* another reference to the buffer's page (tee, a part of a buffer spliced to another pipe) */
+noinline bool generic_pipe_buf_get(struct pipe_inode_info *pipe, struct pipe_buffer *buf)
+{
+	get_page(virt_to_page(buf->page));
+	return true;
+}
+
+noinline void pipe_lock(struct pipe_inode_info *pipe)
+{
+	mutex_lock(&pipe->mutex);
+}
+
+noinline void pipe_unlock(struct pipe_inode_info *pipe)
+{
+	mutex_unlock(&pipe->mutex);
+}
+
+/* both, the lower address first (splice and tee between two pipes) */
+noinline void pipe_double_lock(struct pipe_inode_info *pipe1, struct pipe_inode_info *pipe2)
+{
+	if (pipe1 < pipe2) {
+		pipe_lock(pipe1);
+		pipe_lock(pipe2);
+	} else {
+		pipe_lock(pipe2);
+		pipe_lock(pipe1);
+	}
+}
+
+static notrace bool pipe_readable(const struct pipe_inode_info *pipe)
+{
+	return !pipe_empty(READ_ONCE(pipe->head), READ_ONCE(pipe->tail)) || !READ_ONCE(pipe->writers);
+}
+
+static notrace bool pipe_writable(const struct pipe_inode_info *pipe)
+{
+	return !pipe_full(READ_ONCE(pipe->head), READ_ONCE(pipe->tail), READ_ONCE(pipe->max_usage)) ||
+	       !READ_ONCE(pipe->readers);
+}
+
+/* The caller holds the pipe's lock: it lets it go while it waits for data (or no writer) */
+noinline int pipe_wait_readable(struct pipe_inode_info *pipe)
+{
+	int ret;
+
+	pipe_unlock(pipe);
+	ret = wait_event_interruptible(pipe->rd_wait, pipe_readable(pipe));
+	pipe_lock(pipe);
+	return ret;
+}
+
+/* ... for room (or no reader) */
+noinline int pipe_wait_writable(struct pipe_inode_info *pipe)
+{
+	int ret;
+
+	pipe_unlock(pipe);
+	ret = wait_event_interruptible(pipe->wr_wait, pipe_writable(pipe));
+	pipe_lock(pipe);
+	return ret;
 }
 
 noinline ssize_t pipe_read(struct kiocb *iocb, struct iov_iter *to)
@@ -594,8 +652,8 @@ static notrace struct inode *get_pipe_inode(void)
 	pipe->readers = pipe->writers = 1;
 	inode->i_fop = &pipefifo_fops;
 	inode->i_mode = S_IFIFO | 0600;
-	inode->i_uid = current->uid;
-	inode->i_gid = current->uid;
+	inode->i_uid = current_cred()->uid;
+	inode->i_gid = current_cred()->uid;
 	return inode;
 }
 

@@ -4,6 +4,7 @@
  * or ->read/->write per segment), lseek, sendfile, kernel_read/kernel_write on kernel buffers.
  */
 #include "../include/fs.h"
+#include "../include/fsnotify.h"
 #include "../include/security.h"
 #include "../include/pagemap.h"
 #include "../include/net.h"	/* MSG_MORE (include/linux/socket.h) */
@@ -326,8 +327,10 @@ noinline ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *po
 		ret = file->f_op->read(file, buf, count, pos);
 	else
 		ret = new_sync_read(file, buf, count, pos);
-	if (ret > 0)
+	if (ret > 0) {
+		fsnotify_access(file);
 		add_rchar(current, ret);
+	}
 	inc_syscr(current);
 	return ret;
 }
@@ -351,8 +354,10 @@ noinline ssize_t vfs_write(struct file *file, const char *buf, size_t count, lof
 		ret = file->f_op->write(file, buf, count, pos);
 	else
 		ret = new_sync_write(file, buf, count, pos);
-	if (ret > 0)
+	if (ret > 0) {
+		fsnotify_modify(file);
 		add_wchar(current, ret);
+	}
 	inc_syscw(current);
 	return ret;
 }
@@ -634,14 +639,20 @@ noinline ssize_t do_iter_read(struct file *file, struct iov_iter *iter, loff_t *
 	if (!(file->f_mode & FMODE_CAN_READ))
 		return -EINVAL;
 	tot_len = iov_iter_count(iter);
-	if (!tot_len)
-		return 0;
-	ret = rw_verify_area(READ, file, pos, tot_len);
-	if (ret < 0)
-		return ret;
-	if (file->f_op->read_iter)
-		return do_iter_readv_writev(file, iter, pos, READ);
-	return do_loop_readv_writev(file, iter, pos, READ);
+	if (tot_len) {
+		ret = rw_verify_area(READ, file, pos, tot_len);
+		if (ret < 0)
+			return ret;
+		if (file->f_op->read_iter)
+			ret = do_iter_readv_writev(file, iter, pos, READ);
+		else
+			ret = do_loop_readv_writev(file, iter, pos, READ);
+	} else {
+		ret = 0;
+	}
+	if (ret >= 0)	/* (an empty vector too, as 6.1) */
+		fsnotify_access(file);
+	return ret;
 }
 
 noinline ssize_t do_iter_write(struct file *file, struct iov_iter *iter, loff_t *pos)
@@ -654,14 +665,20 @@ noinline ssize_t do_iter_write(struct file *file, struct iov_iter *iter, loff_t 
 	if (!(file->f_mode & FMODE_CAN_WRITE))
 		return -EINVAL;
 	tot_len = iov_iter_count(iter);
-	if (!tot_len)
-		return 0;
-	ret = rw_verify_area(WRITE, file, pos, tot_len);
-	if (ret < 0)
-		return ret;
-	if (file->f_op->write_iter)
-		return do_iter_readv_writev(file, iter, pos, WRITE);
-	return do_loop_readv_writev(file, iter, pos, WRITE);
+	if (tot_len) {
+		ret = rw_verify_area(WRITE, file, pos, tot_len);
+		if (ret < 0)
+			return ret;
+		if (file->f_op->write_iter)
+			ret = do_iter_readv_writev(file, iter, pos, WRITE);
+		else
+			ret = do_loop_readv_writev(file, iter, pos, WRITE);
+	} else {
+		ret = 0;
+	}
+	if (ret >= 0)	/* (an empty vector too, as 6.1) */
+		fsnotify_modify(file);
+	return ret;
 }
 
 noinline ssize_t vfs_readv(struct file *file, const struct iovec *vec, unsigned long vlen, loff_t *pos, int flags)
@@ -1026,7 +1043,9 @@ noinline ssize_t vfs_copy_file_range(struct file *file_in, loff_t pos_in, struct
 		return 0;
 	ret = generic_copy_file_range(file_in, pos_in, file_out, pos_out, len, flags);
 	if (ret > 0) {
+		fsnotify_access(file_in);
 		add_rchar(current, ret);
+		fsnotify_modify(file_out);
 		add_wchar(current, ret);
 	}
 	inc_syscr(current);

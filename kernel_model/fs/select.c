@@ -583,7 +583,7 @@ static noinline int do_sys_poll(struct pollfd *ufds, unsigned int nfds, ktime_t 
 	unsigned int i;
 	int err;
 
-	if (nfds > RLIMIT_NOFILE_CUR)
+	if (nfds > rlimit(RLIMIT_NOFILE))
 		return -EINVAL;
 	fds = kmalloc(nfds * sizeof(*fds) + 1, GFP_KERNEL);
 	if (!fds)

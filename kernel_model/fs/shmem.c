@@ -4,6 +4,10 @@
  * write gets ENOSPC.  Directory sizes count BOGO_DIRENT_SIZE per entry, as 6.1's.
  */
 #include "../include/pagemap.h"
+#include "../include/shmem_fs.h"
+#include "../include/slab.h"
+#include "../include/signal.h"
+#include "../include/exportfs.h"
 
 #define TMPFS_MAGIC 0x01021994
 #define BOGO_DIRENT_SIZE 20
@@ -16,10 +20,26 @@ struct shmem_sb_info {
 
 static const struct inode_operations shmem_inode_operations;
 static const struct inode_operations shmem_dir_inode_operations;
+static ssize_t shmem_listxattr(struct dentry *dentry, char *buffer, size_t size);
 static const struct file_operations shmem_file_operations;
 static const struct address_space_operations shmem_aops;
 
 static notrace struct shmem_sb_info *SHMEM_SB(struct super_block *sb) { return sb->s_fs_info; }
+
+static struct kmem_cache *shmem_inode_cachep;
+static struct vfsmount *shm_mnt;	/* the internal mount of memfds and shared memory */
+
+static noinline struct inode *shmem_alloc_inode(struct super_block *sb)
+{
+	struct shmem_inode_info *info = kmem_cache_zalloc(shmem_inode_cachep, GFP_KERNEL);
+
+	return info ? &info->vfs_inode : NULL;
+}
+
+static noinline void shmem_free_in_core_inode(struct inode *inode)
+{
+	kmem_cache_free(shmem_inode_cachep, SHMEM_I(inode));
+}
 
 noinline struct inode *shmem_get_inode(struct super_block *sb, struct inode *dir, umode_t mode, dev_t dev, unsigned long flags)
 {
@@ -30,6 +50,8 @@ noinline struct inode *shmem_get_inode(struct super_block *sb, struct inode *dir
 	inode->i_ino = get_next_ino();
 	inode_init_owner(inode, dir, mode);
 	inode->i_generation = (u32)get_random_u64();
+	SHMEM_I(inode)->seals = F_SEAL_SEAL;	/* sealable only if memfd_create says so */
+	simple_xattrs_init(&SHMEM_I(inode)->xattrs);
 	switch (mode & S_IFMT) {
 	default:
 		inode->i_op = &shmem_inode_operations;
@@ -123,6 +145,14 @@ noinline int shmem_get_folio(struct inode *inode, unsigned long index, void **pa
 
 noinline int shmem_write_begin(struct file *file, struct address_space *mapping, loff_t pos, unsigned len, void **pagep)
 {
+	struct shmem_inode_info *info = SHMEM_I(mapping->host);
+
+	if (unlikely(info->seals & (F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))) {
+		if (info->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))
+			return -EPERM;
+		if ((info->seals & F_SEAL_GROW) && pos + len > mapping->host->i_size)
+			return -EPERM;
+	}
 	return shmem_get_folio(mapping->host, pos >> PAGE_SHIFT, pagep, SGP_WRITE);
 }
 
@@ -132,6 +162,7 @@ noinline int shmem_write_end(struct file *file, struct address_space *mapping, l
 
 	if (pos + copied > inode->i_size)
 		inode->i_size = pos + copied;
+	page_of(page)->flags |= PG_uptodate;	/* SetPageUptodate(): a new page is zeroed, then written */
 	return copied;
 }
 
@@ -175,14 +206,18 @@ noinline ssize_t shmem_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return retval;
 }
 
-/* Pages past newsize go (a partial last page is zeroed past it). */
-noinline void shmem_truncate_range(struct inode *inode, loff_t newsize)
+/* The bytes [lstart, lend] go: whole pages are freed, the parts of partial ones zeroed. */
+static noinline void shmem_undo_range(struct inode *inode, loff_t lstart, loff_t lend)
 {
 	struct address_space *m = inode->i_mapping;
 	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);
-	unsigned long first = (newsize + PAGE_SIZE - 1) >> PAGE_SHIFT, i;
+	unsigned long first = (lstart + PAGE_SIZE - 1) >> PAGE_SHIFT, end = ((u64)lend + 1) >> PAGE_SHIFT, i;
+	unsigned long partial_start = lstart & (PAGE_SIZE - 1), partial_end = ((u64)lend + 1) & (PAGE_SIZE - 1);
+	void *page;
 
-	for (i = first; i < m->nr_slots; i++) {
+	if (lend == -1)
+		end = ~0UL;
+	for (i = first; i < m->nr_slots && i < end; i++) {
 		if (m->pages[i]) {
 			__free_pages(virt_to_page(m->pages[i]), 0);
 			m->pages[i] = NULL;
@@ -191,9 +226,23 @@ noinline void shmem_truncate_range(struct inode *inode, loff_t newsize)
 			inode->i_blocks -= PAGE_SIZE >> 9;
 		}
 	}
-	if ((newsize & (PAGE_SIZE - 1)) && (newsize >> PAGE_SHIFT) < m->nr_slots && m->pages[newsize >> PAGE_SHIFT])
-		memset((char *)m->pages[newsize >> PAGE_SHIFT] + (newsize & (PAGE_SIZE - 1)), 0,
-		       PAGE_SIZE - (newsize & (PAGE_SIZE - 1)));
+	if (partial_start && (lstart >> PAGE_SHIFT) < m->nr_slots && (page = m->pages[lstart >> PAGE_SHIFT])) {
+		unsigned long top = PAGE_SIZE;
+
+		if ((lstart >> PAGE_SHIFT) == ((u64)lend >> PAGE_SHIFT) && lend != -1)
+			top = partial_end ? partial_end : PAGE_SIZE;
+		memset((char *)page + partial_start, 0, top - partial_start);
+	}
+	if (lend != -1 && partial_end && (lstart >> PAGE_SHIFT) < end && end < m->nr_slots &&
+	    (page = m->pages[end]))
+		memset(page, 0, partial_end);
+}
+
+/* Pages past newsize go (a partial last page is zeroed past it): 6.1's
+ * shmem_truncate_range(inode, newsize, -1). */
+noinline void shmem_truncate_range(struct inode *inode, loff_t newsize)
+{
+	shmem_undo_range(inode, newsize, -1);
 }
 
 noinline int shmem_setattr(struct dentry *dentry, struct iattr *attr)
@@ -205,7 +254,10 @@ noinline int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 		return error;
 	if ((attr->ia_valid & ATTR_SIZE) && S_ISREG(inode->i_mode)) {
 		loff_t oldsize = inode->i_size, newsize = attr->ia_size;
+		unsigned int seals = SHMEM_I(inode)->seals;
 
+		if ((newsize < oldsize && (seals & F_SEAL_SHRINK)) || (newsize > oldsize && (seals & F_SEAL_GROW)))
+			return -EPERM;
 		if (newsize != oldsize) {
 			if (newsize < oldsize)
 				shmem_truncate_range(inode, newsize);
@@ -226,6 +278,7 @@ noinline int shmem_getattr(const struct path *path, struct kstat *stat, u32 requ
 static void shmem_evict_inode(struct inode *inode)
 {
 	shmem_truncate_range(inode, 0);	/* its pages back to the file system's blocks */
+	simple_xattrs_free(&SHMEM_I(inode)->xattrs);
 	clear_inode(inode);
 }
 
@@ -314,6 +367,7 @@ static noinline const char *shmem_get_link(struct dentry *dentry, struct inode *
 static const struct inode_operations shmem_symlink_inode_operations = {
 	.get_link = shmem_get_link,
 	.getattr = shmem_getattr,
+	.listxattr = shmem_listxattr,
 };
 
 #define SHORT_SYMLINK_LEN 128
@@ -357,9 +411,55 @@ noinline int shmem_symlink(struct inode *dir, struct dentry *dentry, const char 
 	return 0;
 }
 
+/* ---- extended attributes (CONFIG_TMPFS_XATTR): security.* and trusted.*, in memory ---- */
+static noinline int shmem_xattr_handler_get(const struct xattr_handler *handler, struct dentry *unused,
+					    struct inode *inode, const char *name, void *buffer, size_t size)
+{
+	name = xattr_full_name(handler, name);
+	return simple_xattr_get(&SHMEM_I(inode)->xattrs, name, buffer, size);
+}
+
+static noinline int shmem_xattr_handler_set(const struct xattr_handler *handler, struct dentry *unused,
+					    struct inode *inode, const char *name, const void *value, size_t size,
+					    int flags)
+{
+	int err;
+
+	name = xattr_full_name(handler, name);
+	err = simple_xattr_set(&SHMEM_I(inode)->xattrs, name, value, size, flags, NULL);
+	if (!err)
+		inode->i_ctime = current_time(inode);
+	return err;
+}
+
+static const struct xattr_handler shmem_security_xattr_handler = {
+	.prefix = XATTR_SECURITY_PREFIX,
+	.get = shmem_xattr_handler_get,
+	.set = shmem_xattr_handler_set,
+};
+
+static const struct xattr_handler shmem_trusted_xattr_handler = {
+	.prefix = XATTR_TRUSTED_PREFIX,
+	.get = shmem_xattr_handler_get,
+	.set = shmem_xattr_handler_set,
+};
+
+/* (6.1's first two, CONFIG_TMPFS_POSIX_ACL's system.posix_acl_*, are not modelled) */
+static const struct xattr_handler *shmem_xattr_handlers[] = {
+	&shmem_security_xattr_handler,
+	&shmem_trusted_xattr_handler,
+	NULL
+};
+
+static noinline ssize_t shmem_listxattr(struct dentry *dentry, char *buffer, size_t size)
+{
+	return simple_xattr_list(dentry->d_inode, &SHMEM_I(dentry->d_inode)->xattrs, buffer, size);
+}
+
 static const struct inode_operations shmem_inode_operations = {
 	.getattr = shmem_getattr,
 	.setattr = shmem_setattr,
+	.listxattr = shmem_listxattr,
 };
 
 static const struct inode_operations shmem_dir_inode_operations = {
@@ -373,6 +473,7 @@ static const struct inode_operations shmem_dir_inode_operations = {
 	.mknod = shmem_mknod,
 	.rename = shmem_rename2,
 	.setattr = shmem_setattr,
+	.listxattr = shmem_listxattr,
 };
 
 /* its pages are written through generic_perform_write (mm/filemap.c), never written back */
@@ -381,11 +482,62 @@ static const struct address_space_operations shmem_aops = {
 	.write_end = shmem_write_end,
 };
 
+/* Pages made for [offset, offset + len) (the size grows too, without FALLOC_FL_KEEP_SIZE), or a
+ * hole punched there (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE). */
+static noinline long shmem_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
+{
+	struct inode *inode = file->f_inode;
+	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);
+	struct shmem_inode_info *info = SHMEM_I(inode);
+	unsigned long start, index, end;
+	int error;
+
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE))
+		return -EOPNOTSUPP;
+	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		if (info->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))
+			return -EPERM;
+		shmem_undo_range(inode, offset, offset + len - 1);
+		error = 0;
+		goto out;
+	}
+	error = inode_newsize_ok(inode, offset + len);	/* RLIMIT_FSIZE even with KEEP_SIZE */
+	if (error)
+		return error;
+	if ((info->seals & F_SEAL_GROW) && offset + len > inode->i_size)
+		return -EPERM;
+	start = offset >> PAGE_SHIFT;
+	end = (offset + len + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	if (sbinfo->max_blocks && end - start > sbinfo->max_blocks)
+		return -ENOSPC;	/* more than the mount may ever hold */
+	for (index = start; index < end; index++) {
+		void *page;
+
+		if (signal_pending(current))
+			error = -EINTR;
+		else
+			error = shmem_get_folio(inode, index, &page, SGP_FALLOC);
+		/* (on an error the pages made so far stay: 6.1 frees them, shmem_undo_range of
+		 * its !uptodate folios) */
+		if (error)
+			return error;
+	}
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && offset + len > inode->i_size)
+		inode->i_size = offset + len;	/* i_size_write */
+out:
+	if (!error)
+		error = file_modified(file);
+	return error;
+}
+
 static const struct file_operations shmem_file_operations = {
 	.llseek = generic_file_llseek,
 	.read_iter = shmem_file_read_iter,
 	.write_iter = generic_file_write_iter,
 	.fsync = noop_fsync,
+	.fallocate = shmem_fallocate,
+	.splice_read = generic_file_splice_read,
+	.splice_write = iter_file_splice_write,
 };
 
 static int shmem_show_options(struct seq_file *seq, struct dentry *root)
@@ -415,9 +567,29 @@ static noinline int shmem_statfs(struct dentry *dentry, struct kstatfs *buf)
 }
 
 static const struct super_operations shmem_ops = {
+	.alloc_inode = shmem_alloc_inode,
+	.free_inode = shmem_free_in_core_inode,
 	.evict_inode = shmem_evict_inode,
 	.statfs = shmem_statfs,
 	.show_options = shmem_show_options,
+};
+
+/* an inode's file handle: its generation and 64-bit number (inotify's fdinfo shows it) */
+static noinline int shmem_encode_fh(struct inode *inode, u32 *fh, int *len, struct inode *parent)
+{
+	if (*len < 3) {
+		*len = 3;
+		return FILEID_INVALID;
+	}
+	fh[0] = inode->i_generation;
+	fh[1] = inode->i_ino;
+	fh[2] = ((u64)inode->i_ino) >> 32;
+	*len = 3;
+	return 1;
+}
+
+static const struct export_operations shmem_export_ops = {
+	.encode_fh = shmem_encode_fh,
 };
 
 /* data: the root's mode (NULL: 1777) */
@@ -433,6 +605,8 @@ static noinline int shmem_fill_super(struct super_block *sb, void *data)
 	sb->s_fs_info = sbinfo;
 	sb->s_flags |= SB_NOSEC;	/* (and SB_I_VERSION: no i_version here) */
 	sb->s_op = &shmem_ops;
+	sb->s_xattr = shmem_xattr_handlers;
+	sb->s_export_op = &shmem_export_ops;
 	inode = shmem_get_inode(sb, NULL, S_IFDIR | sbinfo->mode, 0, 0);
 	sb->s_root = d_make_root(inode);
 	return sb->s_root ? 0 : -ENOMEM;
@@ -444,7 +618,51 @@ struct file_system_type shmem_fs_type = {
 	.magic = TMPFS_MAGIC,
 };
 
+notrace bool shmem_file(struct file *file)
+{
+	return file->f_op == &shmem_file_operations;
+}
+
+/* An unlinked tmpfs file on mnt, named name (its dentry's) */
+static noinline struct file *__shmem_file_setup(struct vfsmount *mnt, const char *name, loff_t size,
+						unsigned long flags, unsigned int i_flags)
+{
+	struct inode *inode;
+	struct file *res;
+
+	if (IS_ERR(mnt))
+		return (struct file *)mnt;	/* ERR_CAST */
+	if (size < 0 || size > MAX_LFS_FILESIZE)
+		return ERR_PTR(-EINVAL);
+	inode = shmem_get_inode(mnt->mnt_sb, NULL, S_IFREG | 0777, 0, flags);
+	if (unlikely(!inode))
+		return ERR_PTR(-ENOSPC);
+	inode->i_flags |= i_flags;
+	inode->i_size = size;
+	clear_nlink(inode);	/* it is unlinked */
+	res = alloc_file_pseudo(inode, mnt, name, O_RDWR, &shmem_file_operations);
+	if (IS_ERR(res))
+		iput(inode);
+	return res;
+}
+
+noinline struct file *shmem_file_setup(const char *name, loff_t size, unsigned long flags)
+{
+	return __shmem_file_setup(shm_mnt, name, size, flags, 0);
+}
+
 void __init shmem_init(void)
 {
+	shmem_inode_cachep = kmem_cache_create("shmem_inode_cache", sizeof(struct shmem_inode_info), 0,
+					       SLAB_PANIC | SLAB_ACCOUNT, NULL);
 	register_filesystem(&shmem_fs_type);
+}
+
+/* The internal mount memfds are made on (6.1 makes it in shmem_init; here once the boot
+ * tree is mounted: its inodes want the task and clock state of then) */
+void __init shmem_kern_mount_init(void)
+{
+	shm_mnt = kern_mount(&shmem_fs_type);
+	if (IS_ERR(shm_mnt))
+		panic("Could not kern_mount tmpfs");
 }

@@ -180,9 +180,10 @@ static noinline int simplefs_write_begin(struct file *file, struct address_space
 {
 	struct inode *inode = mapping->host;
 	unsigned long index = pos >> PAGE_SHIFT;
-	void *page = __filemap_get_folio(mapping, index, FGP_WRITE | FGP_CREAT, GFP_KERNEL);
+	void *page = __filemap_get_folio(mapping, index, FGP_LOCK | FGP_WRITE | FGP_CREAT, GFP_KERNEL);
 	struct buffer_head *bh;
 	long block;
+	int err = 0;
 
 	if (!page)
 		return -ENOMEM;
@@ -190,24 +191,31 @@ static noinline int simplefs_write_begin(struct file *file, struct address_space
 	if (!PageUptodate(page)) {
 		/* a partial write of a page with data on the disk reads it first */
 		if ((pos & (PAGE_SIZE - 1)) || len < PAGE_SIZE) {
-			int err = simplefs_read_folio(file, page, index);
-
+			err = simplefs_read_folio(file, page, index);
 			if (err)
-				return err;
+				goto out;
 		}
 		page_of(page)->flags |= PG_uptodate;
 	}
 	block = simplefs_get_block(inode, index, true);
-	if (block < 0)
-		return block;
+	if (block < 0) {
+		err = block;
+		goto out;
+	}
 	bh = create_empty_buffers(mapping, page, index, PAGE_SIZE, 0);	/* create_page_buffers */
-	if (!bh)
-		return -ENOMEM;
+	if (!bh) {
+		err = -ENOMEM;
+		goto out;
+	}
 	bh->b_blocknr = block;
 	bh->b_bdev = SIMPLEFS_SB(inode->i_sb)->bdev;
 	bh->b_state |= 1UL << BH_Mapped;
-	*pagep = page;
+	*pagep = page;	/* locked and held until write_end */
 	return 0;
+out:
+	folio_unlock(page);
+	folio_put(page);
+	return err;
 }
 
 /* ext2's: its buffer dirtied, and so its page and inode (mark_buffer_dirty); the size grown */
@@ -366,6 +374,8 @@ static const struct file_operations simplefs_file_operations = {
 	.read_iter = generic_file_read_iter,
 	.write_iter = generic_file_write_iter,
 	.fsync = simplefs_fsync,
+	.splice_read = generic_file_splice_read,
+	.splice_write = iter_file_splice_write,
 };
 
 static const struct super_operations simplefs_ops = {

@@ -25,8 +25,10 @@ struct linux_binprm {
 	unsigned long p;		/* current top of the new stack's contents */
 	int argc, envc;
 	const char *filename;		/* the name exec was given */
+	char *fdpath;			/* ... /dev/fd/N[/NAME] for one relative to a directory fd */
 	unsigned long exec;		/* where that name is on the new stack (AT_EXECFN) */
 	struct file *file;		/* the program: a held image or the VFS's */
+	struct cred *cred;		/* the credentials it will run with (prepare_bprm_creds) */
 	char buf[BINPRM_BUF_SIZE];	/* the file's first bytes */
 	char interp[128];		/* the interpreter a dynamically linked one names */
 };

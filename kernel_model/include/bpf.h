@@ -23,6 +23,7 @@
  * fault, or an address below the kernel's, gives 0) */
 #define BPF_PROBE_MEM		0x20
 #define BPF_CALL_ARGS		0xe0	/* an interpreted bpf-to-bpf call (bpf_patch_call_args) */
+#define BPF_TAIL_CALL		0xf0	/* bpf_tail_call(), as the verifier leaves it (do_misc_fixups) */
 #include "kallsyms.h"	/* KSYM_NAME_LEN */
 
 /* ---- maps ---- */
@@ -46,6 +47,13 @@ struct bpf_map_ops {
 	void *(*map_lookup_elem_sys_only)(struct bpf_map *map, void *key);
 	long (*map_update_elem)(struct bpf_map *map, void *key, void *value, u64 flags);
 	long (*map_delete_elem)(struct bpf_map *map, void *key);
+	/* keyless maps (queue, stack): a value in, the next out (or only seen) */
+	long (*map_push_elem)(struct bpf_map *map, void *value, u64 flags);
+	long (*map_pop_elem)(struct bpf_map *map, void *value);
+	long (*map_peek_elem)(struct bpf_map *map, void *value);
+	/* BPF_MAP_LOOKUP_AND_DELETE_ELEM of a hash map: key's value (every cpu's of a per-cpu
+	 * map), the element gone */
+	int (*map_lookup_and_delete_elem)(struct bpf_map *map, void *key, void *value, u64 flags);
 	/* from the syscall on a per-cpu map: every possible cpu's value, round_up(value_size, 8) apart */
 	int (*map_lookup_percpu)(struct bpf_map *map, void *key, void *value);
 	int (*map_update_percpu)(struct bpf_map *map, void *key, void *value, u64 flags);
@@ -58,6 +66,11 @@ struct bpf_map_ops {
 	int (*map_fd_update_elem)(struct bpf_map *map, struct file *map_file, void *key, void *value, u64 flags);
 	/* a file of the map is closed (fd arrays drop what was put through it) */
 	void (*map_release)(struct bpf_map *map, struct file *map_file);
+	/* the map's last file is closed (a program array empties: its programs may hold the map) */
+	void (*map_release_uref)(struct bpf_map *map);
+	/* an fd array's lookup from the syscall: what stands for the object at key (a program's
+	 * id), -ENOENT: none */
+	int (*map_fd_sys_lookup_elem)(struct bpf_map *map, void *key, u32 *value);
 	/* a session's served mmap of the map's fd (6.1's map_mmap, checked): the perf pool
 	 * region mapped at the same offset (kernel/mmap.c), or -errno */
 	long (*map_mmap_shared)(struct bpf_map *map, unsigned long len, unsigned long prot, unsigned long pgoff);
@@ -109,16 +122,41 @@ struct bpf_map {
 	u32 map_flags;
 	u32 id;
 	int refcnt;		/* programs and fds holding it */
+	int usercnt;		/* its files (6.1's user references): a program array empties at 0 */
 	struct list_head id_node;	/* in the maps by id, once it has one */
 	char name[BPF_OBJ_NAME_LEN];
 	u64 map_extra;
 	struct btf *btf;	/* its BTF (a reference), and its key's and value's type ids there */
 	u32 btf_key_type_id, btf_value_type_id;
+	bool frozen;		/* BPF_MAP_FREEZE: the syscall side may not write it any more */
+	/* a program array's owner: the type of the first program put in it or using it, and
+	 * whether that one was JITed; every other must match (bpf_prog_map_compatible()) */
+	struct {
+		u32 type;
+		bool jited;
+	} owner;
+};
+
+/* an array map (arraymap.c): the values (or an fd array's pointers), elem_size bytes each */
+struct bpf_array {
+	struct bpf_map map;
+	u32 elem_size;		/* round_up(value_size, 8) */
+	u32 stride;		/* bytes per index: elem_size, times the cpus for a per-cpu array */
+	char *value;
+	int region;		/* BPF_F_MMAPABLE: the perf pool region value is, else -1 */
+	/* a program array's programs, here (6.1's layout: a tail call's JITed code reads
+	 * ptrs[index] off the map's address) */
+	void *ptrs[] __attribute__((aligned(8)));
 };
 
 extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops, htab_lru_map_ops, htab_lru_percpu_map_ops;
 extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops, perf_event_array_map_ops;
-extern const struct bpf_map_ops stack_trace_map_ops, ringbuf_map_ops;
+extern const struct bpf_map_ops stack_trace_map_ops, ringbuf_map_ops, cgroup_array_map_ops, prog_array_map_ops;
+extern const struct bpf_map_ops queue_map_ops, stack_map_ops;
+struct bpf_prog;
+/* kernel/bpf/core.c: a program array's programs' type and JIT must be the same */
+#define MAX_TAIL_CALL_CNT	33
+bool bpf_prog_map_compatible(struct bpf_map *map, const struct bpf_prog *fp);
 int bpf_stackmap_copy(struct bpf_map *map, void *key, void *value);
 struct pt_regs;
 long bpf_get_stackid_regs(struct pt_regs *regs, struct bpf_map *map, u64 flags);
@@ -157,6 +195,10 @@ enum bpf_arg_type {
 	ARG_PTR_TO_FUNC,		/* a function of the program, the helper calls it (a callback) */
 	ARG_PTR_TO_STACK_OR_NULL,	/* the stack, or NULL */
 	ARG_PTR_TO_BTF_ID,		/* PTR_TO_BTF_ID of the struct arg_btf_struct names */
+	ARG_PTR_TO_UNINIT_MAP_VALUE,	/* room for a map's value, which the helper writes */
+	ARG_PTR_TO_LONG,		/* 8 aligned bytes the helper writes (6.1's ARG_PTR_TO_FIXED_SIZE_MEM
+					 * | MEM_UNINIT | MEM_WRITE | MEM_ALIGNED of arg_size 8) */
+	ARG_PTR_TO_CONST_STR,		/* a NUL-terminated string in a read-only map's value */
 };
 /* an argument's flags: the helper releases the reference it is (6.1's OBJ_RELEASE); it may be
  * NULL (6.1's PTR_MAYBE_NULL on an argument: a known 0 passes, its size must then be 0) */
@@ -191,7 +233,10 @@ extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_ele
 	bpf_get_current_comm_proto, bpf_get_prandom_u32_proto, bpf_jiffies64_proto;
 extern const struct bpf_func_proto bpf_ringbuf_output_proto, bpf_ringbuf_reserve_proto,
 	bpf_ringbuf_submit_proto, bpf_ringbuf_discard_proto, bpf_ringbuf_query_proto, bpf_loop_proto,
-	bpf_for_each_map_elem_proto;
+	bpf_for_each_map_elem_proto, bpf_tail_call_proto, bpf_map_push_elem_proto, bpf_map_pop_elem_proto,
+	bpf_map_peek_elem_proto, bpf_strtol_proto, bpf_strtoul_proto, bpf_strncmp_proto, bpf_snprintf_proto;
+/* kernel/bpf_trace.c: whether fmt is a format bpf_snprintf() takes with num_args u64s (-EINVAL) */
+int bpf_bprintf_check(const char *fmt, u32 num_args);
 const struct bpf_func_proto *bpf_base_func_proto(int func_id);
 
 /* ---- programs ---- */
@@ -215,6 +260,12 @@ struct bpf_verifier_ops {
 	u32 (*convert_ctx_access)(enum bpf_access_type type, const struct bpf_insn *si, struct bpf_insn *insn_buf,
 				  struct bpf_prog *prog, u32 *target_size);
 };
+/* bpf_ctx_narrow_access_ok(): a load of the field's first bytes, of a power-of-two size */
+static inline bool bpf_ctx_narrow_access_ok(u32 off, u32 size, u32 size_default)
+{
+	return size <= size_default && (size & (size - 1)) == 0;
+}
+
 struct bpf_prog_ops {
 	int (*test_run)(struct bpf_prog *prog, const union bpf_attr *kattr, union bpf_attr *uattr);
 };
@@ -252,6 +303,8 @@ struct bpf_prog {
 	bool jit_requested;		/* bpf_jit_enable when it was loaded: the verifier's fixups for the JIT */
 	bool jited;
 	bool call_get_stack;		/* it calls bpf_get_stackid or bpf_get_stack (the verifier says) */
+	/* a tail call may run in it or in a function it calls (the JIT keeps the count in its frame) */
+	bool tail_call_reachable;
 	u32 jited_len;
 	void *jit_header;
 	u32 jit_size;
@@ -274,6 +327,7 @@ struct bpf_prog {
 	u32 attach_btf_id;
 	const struct btf_type *attach_func_proto;
 	const char *attach_func_name;
+	bool attach_btf_trace;		/* a BTF raw tracepoint's (tp_btf): ctx skips its __data */
 	unsigned long attach_func_addr;
 	unsigned long attach_site;
 	/* an iterator program's context pointers that are not what its function's BTF says
@@ -295,9 +349,9 @@ struct bpf_prog {
 };
 
 extern const struct bpf_verifier_ops kprobe_verifier_ops, tracepoint_verifier_ops,
-	raw_tracepoint_verifier_ops, perf_event_verifier_ops, tracing_verifier_ops;
+	raw_tracepoint_verifier_ops, perf_event_verifier_ops, tracing_verifier_ops, sk_filter_verifier_ops;
 extern const struct bpf_prog_ops kprobe_prog_ops, tracepoint_prog_ops, raw_tracepoint_prog_ops,
-	perf_event_prog_ops, tracing_prog_ops;
+	perf_event_prog_ops, tracing_prog_ops, sk_filter_prog_ops;
 
 /* enum bpf_attach_type's tracing values (uapi) */
 #define BPF_TRACE_RAW_TP	23
@@ -305,6 +359,8 @@ extern const struct bpf_prog_ops kprobe_prog_ops, tracepoint_prog_ops, raw_trace
 #define BPF_TRACE_FEXIT		25
 #define BPF_MODIFY_RETURN	26
 #define BPF_TRACE_ITER		28
+#define BPF_PERF_EVENT		41
+#define BPF_TRACE_KPROBE_MULTI	42
 
 /* bpf_ctx_arg_aux: a context field a load of which gives reg_type of btf_id (the struct named
  * btf_struct in vmlinux's BTF: 6.1's BTF_ID, resolved at the first program's load here) */
@@ -362,6 +418,8 @@ struct bpf_iter_reg {
 	const char *target;
 	int (*attach_target)(struct bpf_prog *prog, union bpf_iter_link_info *linfo,
 			     struct bpf_iter_aux_info *aux);
+	/* BPF_OBJ_GET_INFO_BY_FD of a link: the target's members of info.iter (NULL: none) */
+	int (*fill_link_info)(const struct bpf_iter_aux_info *aux, struct bpf_link_info *info);
 	u32 ctx_arg_info_size;
 	struct bpf_ctx_arg_aux ctx_arg_info[BPF_ITER_CTX_ARG_MAX];
 	const struct bpf_iter_seq_info *seq_info;
@@ -465,6 +523,7 @@ void bpf_jit_free_extra_pass(struct bpf_prog *prog);
 void bpf_prog_kallsyms_add(struct bpf_prog *prog);	/* (ksym_slot >= 0: it has its line) */
 void bpf_prog_kallsyms_del(struct bpf_prog *prog);
 const char *__bpf_address_lookup(unsigned long addr, unsigned long *size, unsigned long *off, char *sym);
+bool is_bpf_text_address(unsigned long addr);
 bool ex_handler_bpf(const struct bpf_ex_entry *x, struct pt_regs *regs);
 const struct bpf_ex_entry *search_bpf_extables(unsigned long addr);
 void host_code_page(const void *page);
@@ -476,16 +535,26 @@ struct bpf_map *bpf_map_get(u32 ufd);	/* a reference, or an ERR_PTR */
 void bpf_prog_put(struct bpf_prog *prog);
 void bpf_prog_inc(struct bpf_prog *prog);
 struct bpf_prog *bpf_prog_get(u32 ufd);
-/* links: a program attached for as long as the link's fd is open (release undoes it) */
+/* links: a program attached for as long as a file holds the link (release undoes it, and frees
+ * it); its id from its first fd on (BPF_LINK_GET_NEXT_ID, BPF_LINK_GET_FD_BY_ID) */
 struct bpf_link;
 struct bpf_link_ops {
 	void (*release)(struct bpf_link *link);
+	/* BPF_OBJ_GET_INFO_BY_FD: the type's own members of info (NULL: none) */
+	int (*fill_link_info)(const struct bpf_link *link, struct bpf_link_info *info);
 };
 struct bpf_link {
+	int refcnt;		/* its files */
+	u32 id;
+	enum bpf_link_type type;
 	const struct bpf_link_ops *ops;
 	struct bpf_prog *prog;
+	struct list_head id_node;	/* in the id-ordered list of links */
 };
+void bpf_link_init(struct bpf_link *link, enum bpf_link_type type, const struct bpf_link_ops *ops,
+		   struct bpf_prog *prog);
 int bpf_link_new_fd(struct bpf_link *link);
+int bpf_link_info_name(u64 ubuf, u32 *ulen, const char *name);
 struct bpf_link *bpf_link_get_from_fd(int fd);	/* borrowed: the caller holds the fd */
 /* bpf_iter.c */
 int bpf_iter_link_attach(const union bpf_attr *attr, struct bpf_prog *prog);

@@ -143,11 +143,7 @@ static inline bool bpf_verifier_log_needed(const struct bpf_verifier_log *log)
 	return log->level && log->ubuf && !bpf_verifier_log_full(log);
 }
 /* what a log asked for must be usable: 128 bytes to 1 GiB, a buffer, known level bits */
-static inline bool bpf_verifier_log_attr_valid(const struct bpf_verifier_log *log)
-{
-	return log->len_total >= 128 && log->len_total <= 0xffffffffU >> 2 && log->level && log->ubuf &&
-	       !(log->level & ~BPF_LOG_MASK);
-}
+bool bpf_verifier_log_attr_valid(const struct bpf_verifier_log *log);
 
 void print_bpf_insn(struct bpf_verifier_log *log, const struct bpf_insn *insn, bool allow_ptr_leaks);
 const char *func_id_name(int id);

@@ -1,10 +1,7 @@
-/* Task credentials (kernel/cred.c): the ids are fields of task_struct */
+/* Task credentials (include/linux/cred.h, kernel/cred.c) */
 #ifndef _CRED_H
 #define _CRED_H
 #include "kernel.h"
-
-int copy_creds(struct task_struct *p, struct task_struct *parent);
-int in_group_p(gid_t grp);
 
 /* include/uapi/linux/capability.h: the capabilities the model asks for */
 #define CAP_CHOWN		0
@@ -16,6 +13,7 @@ int in_group_p(gid_t grp);
 #define CAP_SETGID		6
 #define CAP_SETUID		7
 #define CAP_LINUX_IMMUTABLE	9
+#define CAP_IPC_LOCK		14
 #define CAP_SYS_RAWIO		17
 #define CAP_SYS_PTRACE		19
 #define CAP_SYS_CHROOT		18
@@ -24,6 +22,7 @@ int in_group_p(gid_t grp);
 #define CAP_SYS_RESOURCE	24
 #define CAP_MKNOD		27
 #define CAP_LEASE		28
+#define CAP_SETFCAP		31
 #define CAP_MAC_OVERRIDE	32
 #define CAP_PERFMON		38
 #define CAP_BPF			39
@@ -32,8 +31,6 @@ int in_group_p(gid_t grp);
 #define CAP_OPT_NONE	0x0
 #define CAP_OPT_INSETID	0x4
 
-/* 6.1's struct cred is the task's own fields here: the capability checks take the task */
-struct cred;
 
 /* kernel/user_namespace.c: the initial namespace, its id maps (6.1's layout of the base extents) */
 struct uid_gid_extent { u32 first, lower_first, count; };
@@ -49,6 +46,96 @@ struct user_namespace {
 extern struct user_namespace init_user_ns;
 typedef uid_t kuid_t;	/* (the kernel's ids are bare here) */
 typedef gid_t kgid_t;
+
+/*
+ * The ids a task acts with, 6.1's struct cred (its members in 6.1's order up to the ids, so
+ * `curtask->cred->uid`-style reads find them): shared by reference, never changed once
+ * committed.  A change is prepare_creds() (a copy), its fields set, commit_creds() (the task's
+ * two pointers swapped, the old copy freed after a grace period); a thread group shares one
+ * until a thread changes its own.  No capability sets: root's are the ids' (cap_capable()).
+ */
+struct cred {
+	int usage;			/* atomic_t */
+	kuid_t uid;			/* real */
+	kgid_t gid;
+	kuid_t suid;			/* saved */
+	kgid_t sgid;
+	kuid_t euid;			/* effective */
+	kgid_t egid;
+	kuid_t fsuid;			/* for file system access */
+	kgid_t fsgid;
+	struct user_namespace *user_ns;
+	struct group_info *group_info;	/* its supplementary groups, shared by reference */
+	bool non_rcu;			/* freed at once, not after a grace period (access_override_creds) */
+	struct rcu_head rcu;
+};
+extern struct cred init_cred;
+
+/* kernel/groups.c: a task's supplementary groups, sorted (groups_search), never changed once a
+ * cred holds them */
+struct group_info {
+	int usage;		/* atomic_t */
+	int ngroups;
+	kgid_t gid[];
+};
+#define NGROUPS_MAX	65536
+
+struct group_info *groups_alloc(int gidsetsize);
+void groups_free(struct group_info *group_info);
+void groups_sort(struct group_info *group_info);
+int groups_search(const struct group_info *group_info, kgid_t grp);
+void set_groups(struct cred *new, struct group_info *group_info);
+int set_current_groups(struct group_info *group_info);
+
+static inline struct group_info *get_group_info(struct group_info *gi)
+{
+	__atomic_add_fetch(&gi->usage, 1, __ATOMIC_RELAXED);
+	return gi;
+}
+
+static inline void put_group_info(struct group_info *gi)
+{
+	if (__atomic_sub_fetch(&gi->usage, 1, __ATOMIC_ACQ_REL) == 0)
+		groups_free(gi);
+}
+
+void __init cred_init(void);
+struct cred *prepare_creds(void);
+struct cred *prepare_exec_creds(void);
+int commit_creds(struct cred *new);
+void abort_creds(struct cred *new);
+const struct cred *override_creds(const struct cred *new);
+void revert_creds(const struct cred *old);
+void __put_cred(struct cred *cred);
+int copy_creds(struct task_struct *p, unsigned long clone_flags);
+void exit_creds(struct task_struct *tsk);
+int in_group_p(kgid_t grp);
+const struct cred *get_task_cred(struct task_struct *task);
+
+static inline const struct cred *get_cred(const struct cred *cred)
+{
+	__atomic_add_fetch(&((struct cred *)cred)->usage, 1, __ATOMIC_RELAXED);
+	return cred;
+}
+
+static inline void put_cred(const struct cred *cred)
+{
+	if (__atomic_sub_fetch(&((struct cred *)cred)->usage, 1, __ATOMIC_ACQ_REL) == 0)
+		__put_cred((struct cred *)cred);
+}
+
+/* the subjective ids (what the task acts with: an override's) and a task's objective ones */
+#define current_cred()		(current->cred)
+#define __task_cred(task)	((task)->real_cred)
+#define task_uid(task)		(__task_cred(task)->uid)
+#define task_euid(task)		(__task_cred(task)->euid)
+#define current_uid()		(current_cred()->uid)
+#define current_gid()		(current_cred()->gid)
+#define current_euid()		(current_cred()->euid)
+#define current_egid()		(current_cred()->egid)
+#define current_suid()		(current_cred()->suid)
+#define current_fsuid()		(current_cred()->fsuid)
+#define current_fsgid()		(current_cred()->fsgid)
 static inline bool uid_valid(kuid_t uid) { return uid != (kuid_t)-1; }
 static inline bool gid_valid(kgid_t gid) { return gid != (kgid_t)-1; }
 kuid_t make_kuid(struct user_namespace *ns, uid_t uid);

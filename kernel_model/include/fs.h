@@ -114,7 +114,6 @@ typedef unsigned short umode_t;
 #define NAME_MAX 255
 #define MAXSYMLINKS 40
 #define NR_OPEN_DEFAULT 64		/* BITS_PER_LONG: the fd_array[] in files_struct */
-#define RLIMIT_NOFILE_CUR 1024		/* INR_OPEN_CUR: the soft RLIMIT_NOFILE of init */
 
 #include "kdev_t.h"
 typedef unsigned int fmode_t;
@@ -222,9 +221,11 @@ struct inode_operations {
 	int (*rename)(struct inode *, struct dentry *, struct inode *, struct dentry *, unsigned int);
 	int (*setattr)(struct dentry *, struct iattr *);
 	int (*getattr)(const struct path *, struct kstat *, u32, unsigned int);
+	ssize_t (*listxattr)(struct dentry *, char *, size_t);	/* NULL: no names (fs/xattr.c) */
 };
 
 struct poll_table_struct;
+struct pipe_inode_info;
 struct file_operations {
 	loff_t (*llseek)(struct file *, loff_t, int);
 	ssize_t (*read)(struct file *, char *, size_t, loff_t *);
@@ -250,6 +251,12 @@ struct file_operations {
 			    unsigned long pgoff);
 	/* size bytes of a page at offset, written by sendfile (6.1: splice's pipe_to_sendpage) */
 	ssize_t (*sendpage)(struct file *, struct page *, int, size_t, loff_t *, int);
+	/* space for [offset, offset + len) (FALLOC_FL_* mode): fs/open.c's vfs_fallocate */
+	long (*fallocate)(struct file *, int mode, loff_t offset, loff_t len);
+	/* splice(2) (fs/splice.c): up to len bytes from *ppos into the pipe's free buffers, or
+	 * from the pipe's buffers to the file at *ppos; none: EINVAL */
+	ssize_t (*splice_write)(struct pipe_inode_info *, struct file *, loff_t *, size_t, unsigned int);
+	ssize_t (*splice_read)(struct file *, loff_t *, struct pipe_inode_info *, size_t, unsigned int);
 };
 
 /* A file's pages (mm/filemap's address space, reduced to its page array). */
@@ -261,6 +268,7 @@ struct address_space {
 	unsigned long nrpages;
 	unsigned long writeback_index;	/* where the last cyclic writeback stopped */
 	const struct address_space_operations *a_ops;	/* include/pagemap.h; NULL: memory only */
+	spinlock_t i_pages_lock;	/* 6.1's xa_lock of i_pages: slots set and cleared under it */
 };
 
 struct pipe_inode_info;
@@ -305,9 +313,13 @@ struct inode {
 	struct bdi_writeback *i_wb;
 	struct list_head i_io_list;
 	unsigned long dirtied_when;	/* jiffies of its first dirtying */
+	/* fsnotify (include/fsnotify_backend.h): its marks, the union of their masks */
+	u32 i_fsnotify_mask;
+	struct fsnotify_mark_connector *i_fsnotify_marks;
 };
 
 struct file_system_type;
+struct export_operations;
 struct kstatfs {
 	long f_type, f_bsize;
 	u64 f_blocks, f_bfree, f_bavail, f_files, f_ffree;
@@ -315,7 +327,8 @@ struct kstatfs {
 	long f_namelen, f_frsize, f_flags, f_spare[4];
 };
 struct super_operations {
-	struct inode *(*alloc_inode)(struct super_block *sb);
+	struct inode *(*alloc_inode)(struct super_block *sb);	/* zeroed, its own structure around it */
+	void (*free_inode)(struct inode *);
 	void (*evict_inode)(struct inode *);
 	int (*statfs)(struct dentry *, struct kstatfs *);
 	int (*show_options)(struct seq_file *, struct dentry *);
@@ -327,6 +340,9 @@ struct xattr_handler {
 	int flags;
 	int (*get)(const struct xattr_handler *, struct dentry *dentry, struct inode *inode,
 		   const char *name, void *buffer, size_t size);
+	/* value NULL: remove (flags XATTR_CREATE, XATTR_REPLACE) */
+	int (*set)(const struct xattr_handler *, struct dentry *dentry, struct inode *inode,
+		   const char *name, const void *value, size_t size, int flags);
 };
 extern const struct super_operations simple_super_operations;
 int simple_statfs(struct dentry *dentry, struct kstatfs *buf);
@@ -341,7 +357,8 @@ struct super_block {
 	loff_t s_maxbytes;
 	struct file_system_type *s_type;
 	const struct super_operations *s_op;
-	void *dq_op, *s_qcop, *s_export_op;
+	void *dq_op, *s_qcop;
+	const struct export_operations *s_export_op;	/* include/exportfs.h; NULL: the generic handles */
 	unsigned long s_flags;
 	unsigned long s_iflags;
 	unsigned long s_magic;
@@ -354,6 +371,7 @@ struct super_block {
 	u8 __pad[968 - 176];
 	char s_id[32];
 	void *s_fs_info;
+	long s_fsnotify_connectors;	/* its inodes with fsnotify marks (6.1's, an atomic count) */
 };
 
 #define MNT_NOSUID	0x01
@@ -365,6 +383,17 @@ bool path_noexec(const struct path *path);
 
 /* fs/inode.c, fs/attr.c: a write drops the set-id bits and file capabilities */
 int file_remove_privs(struct file *file);
+int file_modified(struct file *file);
+/* include/uapi/linux/falloc.h: fallocate(2)'s modes */
+#define FALLOC_FL_KEEP_SIZE	0x01	/* the size stays */
+#define FALLOC_FL_PUNCH_HOLE	0x02	/* the range's blocks go */
+#define FALLOC_FL_NO_HIDE_STALE	0x04
+#define FALLOC_FL_COLLAPSE_RANGE 0x08
+#define FALLOC_FL_ZERO_RANGE	0x10
+#define FALLOC_FL_INSERT_RANGE	0x20
+#define FALLOC_FL_UNSHARE_RANGE	0x40
+#define FALLOC_FL_SUPPORTED_MASK (FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE | \
+				  FALLOC_FL_ZERO_RANGE | FALLOC_FL_INSERT_RANGE | FALLOC_FL_UNSHARE_RANGE)
 int dentry_needs_remove_privs(void *idmap, struct dentry *dentry);
 int setattr_should_drop_suidgid(void *idmap, struct inode *inode);
 int setattr_should_drop_sgid(void *idmap, const struct inode *inode);
@@ -566,10 +595,14 @@ struct kiocb {
 struct iattr {
 	unsigned int ia_valid;
 	umode_t ia_mode;
+	uid_t ia_uid;			/* ATTR_UID: the new owner (6.1: ia_vfsuid) */
+	gid_t ia_gid;			/* ATTR_GID: the new group */
 	loff_t ia_size;
 	struct timespec64 ia_atime, ia_mtime, ia_ctime;	/* ATTR_ATIME/MTIME/CTIME: set to these */
 };
 #define ATTR_MODE	(1 << 0)
+#define ATTR_UID	(1 << 1)
+#define ATTR_GID	(1 << 2)
 #define ATTR_SIZE	(1 << 3)
 #define ATTR_ATIME	(1 << 4)
 #define ATTR_MTIME	(1 << 5)
@@ -627,6 +660,7 @@ struct pipe_buffer {
 	unsigned int flags;
 	unsigned long private;
 };
+#define PIPE_BUF_FLAG_CAN_MERGE 0x10	/* a write may add to the buffer's page */
 struct pipe_inode_info {
 	struct mutex mutex;
 	wait_queue_head_t rd_wait, wr_wait;
@@ -695,6 +729,27 @@ _Static_assert(offsetof(struct files_struct, fdt) == 32 && offsetof(struct files
 _Static_assert(offsetof(struct fdtable, fd) == 8 && offsetof(struct fdtable, open_fds) == 24, "struct fdtable");
 _Static_assert(offsetof(struct pipe_inode_info, head) == 80 && offsetof(struct pipe_inode_info, readers) == 100 &&
 	       offsetof(struct pipe_inode_info, bufs) == 152, "struct pipe_inode_info");
+struct pipe_inode_info *get_pipe_info(struct file *file, bool for_splice);
+void pipe_lock(struct pipe_inode_info *pipe);
+void pipe_unlock(struct pipe_inode_info *pipe);
+void pipe_double_lock(struct pipe_inode_info *pipe1, struct pipe_inode_info *pipe2);
+/* (6.1's return nothing: here -ERESTARTSYS when a signal, or a session task's host call
+ * ending, cut the wait short) */
+int pipe_wait_readable(struct pipe_inode_info *pipe);
+int pipe_wait_writable(struct pipe_inode_info *pipe);
+void anon_pipe_buf_release(struct pipe_inode_info *pipe, struct pipe_buffer *buf);
+bool generic_pipe_buf_get(struct pipe_inode_info *pipe, struct pipe_buffer *buf);
+static inline unsigned int pipe_occupancy(unsigned int head, unsigned int tail) { return head - tail; }
+static inline bool pipe_empty(unsigned int head, unsigned int tail) { return head == tail; }
+static inline bool pipe_full(unsigned int head, unsigned int tail, unsigned int limit)
+{
+	return pipe_occupancy(head, tail) >= limit;
+}
+/* splice.c: the file systems' splice_read and splice_write */
+ssize_t generic_file_splice_read(struct file *in, loff_t *ppos, struct pipe_inode_info *pipe, size_t len,
+				 unsigned int flags);
+ssize_t iter_file_splice_write(struct pipe_inode_info *pipe, struct file *out, loff_t *ppos, size_t len,
+			       unsigned int flags);
 
 /* ---- interfaces ---- */
 extern const struct dentry_operations simple_dentry_operations;
@@ -733,6 +788,8 @@ void __mnt_drop_write(struct vfsmount *mnt);
 void mnt_drop_write(struct vfsmount *mnt);
 int __mnt_want_write_file(struct file *file);
 void __mnt_drop_write_file(struct file *file);
+int mnt_want_write_file(struct file *file);
+void mnt_drop_write_file(struct file *file);
 extern struct vfsmount *root_mnt;
 
 /* dcache.c, inode.c */
@@ -758,6 +815,7 @@ void dput(struct dentry *dentry);
 char *d_path(const struct path *path, char *buf, int buflen);
 char *dynamic_dname(char *buffer, int buflen, const char *fmt, ...);
 struct file *anon_inode_getfile(const char *name, const struct file_operations *fops, void *priv, int flags);
+int anon_inode_getfd(const char *name, const struct file_operations *fops, void *priv, int flags);
 u32 full_name_hash(const void *salt, const char *name, unsigned int len);
 void path_get(const struct path *path);
 void path_put(const struct path *path);
@@ -778,6 +836,7 @@ static inline void inode_has_no_xattr(struct inode *inode)
 		inode->i_flags |= S_NOSEC;
 }
 struct inode *new_inode(struct super_block *sb);
+struct inode *ilookup5(struct super_block *sb, unsigned long hashval, int (*test)(struct inode *, void *), void *data);
 struct inode *ihold(struct inode *inode);
 void iput(struct inode *inode);
 void inode_init_owner(struct inode *inode, const struct inode *dir, umode_t mode);
@@ -785,6 +844,7 @@ void init_special_inode(struct inode *inode, umode_t mode, dev_t rdev);
 unsigned int get_next_ino(void);
 struct timespec64 current_time(struct inode *inode);
 void set_nlink(struct inode *inode, unsigned int nlink);
+void clear_nlink(struct inode *inode);
 void inc_nlink(struct inode *inode);
 void drop_nlink(struct inode *inode);
 void vfs_caches_init(void);
@@ -793,6 +853,7 @@ void vfs_caches_init(void);
 struct filename *getname(const char *filename);
 struct filename *getname_flags(const char *filename, int flags, int *empty);
 struct filename *getname_kernel(const char *filename);
+struct filename *getname_uflags(const char *filename, int uflags);
 void putname(struct filename *name);
 int filename_lookup(int dfd, struct filename *name, unsigned int flags, struct path *path, struct path *root);
 int kern_path(const char *name, unsigned int flags, struct path *path);
@@ -842,6 +903,8 @@ int nonseekable_open(struct inode *inode, struct file *filp);
 int stream_open(struct inode *inode, struct file *filp);
 int get_unused_fd_flags(unsigned int flags);
 void put_unused_fd(unsigned int fd);
+struct file *fget_task(struct task_struct *task, unsigned int fd);
+int receive_fd(struct file *file, unsigned int o_flags);
 void fd_install(unsigned int fd, struct file *file);
 struct file *fget(unsigned int fd);
 struct file *fget_raw(unsigned int fd);
@@ -878,6 +941,8 @@ static inline void fdput_pos(struct fd f)
 void fput(struct file *file);
 void eventpoll_release_file(struct file *file);	/* kernel/epoll.c */
 struct file *get_file(struct file *f);
+int vfs_fsync_range(struct file *file, loff_t start, loff_t end, int datasync);	/* (fs/sync.c) */
+int vfs_fadvise(struct file *file, loff_t offset, loff_t len, int advice);	/* (mm/fadvise.c) */
 int close_fd(unsigned int fd);
 void set_close_on_exec(unsigned int fd, int flag);
 bool get_close_on_exec(unsigned int fd);
@@ -905,6 +970,7 @@ extern struct fs_struct init_fs;
 /* read_write.c */
 ssize_t kernel_read(struct file *file, void *buf, size_t count, loff_t *pos);
 ssize_t kernel_write(struct file *file, const void *buf, size_t count, loff_t *pos);
+int rw_verify_area(int read_write, struct file *file, const loff_t *ppos, size_t count);
 ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos);
 ssize_t vfs_write(struct file *file, const char *buf, size_t count, loff_t *pos);
 loff_t generic_file_llseek(struct file *file, loff_t offset, int whence);
@@ -989,6 +1055,7 @@ loff_t seq_lseek(struct file *file, loff_t offset, int whence);
 int seq_release(struct inode *inode, struct file *file);
 void seq_printf(struct seq_file *m, const char *fmt, ...);
 void seq_puts(struct seq_file *m, const char *s);
+void render_sigset_t(struct seq_file *m, const char *header, u64 *set);	/* (fs/proc/base.c) */
 void seq_putc(struct seq_file *m, char c);
 void seq_put_decimal_ull_width(struct seq_file *m, const char *delimiter, unsigned long long num, unsigned int width);
 void seq_put_decimal_ull(struct seq_file *m, const char *delimiter, unsigned long long num);
@@ -1008,6 +1075,7 @@ void chr_dev_init(void);
 
 /* shmem.c, devtmpfs.c, proc/, pipe.c, initramfs.c */
 void shmem_init(void);
+void shmem_kern_mount_init(void);
 void devtmpfs_init(void);
 int devtmpfs_mount(void);
 void proc_root_init(void);

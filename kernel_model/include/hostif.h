@@ -35,8 +35,8 @@
 				 * handlers (include/trace/probe_stage.h) */
 #define PORT_PERF_WAKEUP 0x520	/* al = perf pool region: a wakeup of the buffer there, which a
 				 * session's supervisor waits for (uapi/perf_pool.h) */
-#define PORT_KPROBE	0x521	/* db_arg: address of the struct kprobe_host_req posted
-				 * (trace/kprobe_perf.h); the host answers it later, sets its
+#define PORT_KERNEL_REQ	0x521	/* db_arg: address of the struct kernel_req posted
+				 * (kernel_request.h); the host answers it later, sets its
 				 * `done` and raises the call-function vector */
 #define PORT_STDIN	0x522	/* db_arg: host id: a reader of its stdin found it empty: send more */
 #define PORT_PMU	0x523	/* the PMU's counters are read or reprogrammed next: the host counts
@@ -46,6 +46,15 @@
 #define PORT_TRACE_FULL	0x525	/* al = slot: this cpu's trace ring of that slot is full: a live host
 				 * drains it before the guest goes on (the ring is a transport;
 				 * Linux's buffer, the host's, may have room) */
+#define PORT_YIELD	0x526	/* cpu_relax(): this cpu waits for another or for the host: a
+				 * live host ends its slice, as a hypervisor's pause-loop exit does
+				 * (the cpus run one at a time, in turns: the other cannot go on
+				 * before this one's turn ends) */
+#define PORT_FENCE	0x527	/* host_mb(): a full barrier on the host.  Unicorn's TCG (no
+				 * parallel cpus) makes no host fence of the guest's mfence or
+				 * lock prefix, so a guest store may still sit in the host cpu's
+				 * store buffer at its next load: a handshake with a host thread
+				 * (store a flag, then look at what the host wrote) needs this */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1

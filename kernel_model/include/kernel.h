@@ -11,11 +11,13 @@
 #include "mutex.h"
 #include "interrupt.h"
 #include "timer.h"
+#include "resource.h"
 #include "workqueue.h"
 #include "mm.h"
 #include "slab.h"
 
 #define PAGE_SIZE 4096UL
+#define PAGE_ALIGN(x) ALIGN(x, PAGE_SIZE)
 #define THREAD_SIZE (16 * 1024UL)
 #define __START_KERNEL_map 0xffffffff80000000UL
 #define PAGE_OFFSET 0xffff888000000000UL
@@ -82,8 +84,10 @@ struct nameidata;
 #define EXIT_ZOMBIE			0x00000020
 #define TASK_PARKED			0x00000040
 #define TASK_DEAD			0x00000080
+#define TASK_WAKEKILL			0x00000100	/* a fatal signal ends the sleep */
 #define TASK_NOLOAD			0x00000400
 #define TASK_NEW			0x00000800
+#define TASK_KILLABLE			(TASK_WAKEKILL | TASK_UNINTERRUPTIBLE)
 #define TASK_IDLE			(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
 #define TASK_REPORT			(TASK_RUNNING | TASK_INTERRUPTIBLE | \
 					 TASK_UNINTERRUPTIBLE | __TASK_STOPPED | \
@@ -96,6 +100,8 @@ struct nameidata;
 #define PF_EXITING		0x00000004
 #define PF_FORKNOEXEC		0x00000040	/* forked but did not exec */
 #define PF_SUPERPRIV		0x00000100	/* used a capability (acct(5)'s ASU) */
+#define PF_MEMALLOC		0x00000800	/* reclaiming: may use the reserves, never reclaims again */
+#define PF_KSWAPD		0x00020000	/* kswapd */
 #define PF_NO_SETAFFINITY	0x04000000
 #define TASK_COMM_LEN 16
 #define MAX_PRIO 140
@@ -154,12 +160,37 @@ struct sigqueue_info {
 	u64 value;	/* si_value (sigqueue(3), a timer's sigev_value) */
 };
 
+/* include/linux/sched/wake_q.h: tasks to wake once the lock that found them is dropped; a
+ * task is on one list at a time (its node's next not NULL), the list ends with WAKE_Q_TAIL */
+struct wake_q_node {
+	struct wake_q_node *next;
+};
+struct wake_q_head {
+	struct wake_q_node *first;
+	struct wake_q_node **lastp;
+};
+#define WAKE_Q_TAIL ((struct wake_q_node *)0x01)
+#define DEFINE_WAKE_Q(name) struct wake_q_head name = { WAKE_Q_TAIL, &name.first }
+static inline void wake_q_init(struct wake_q_head *head)
+{
+	head->first = WAKE_Q_TAIL;
+	head->lastp = &head->first;
+}
+
+/* A task's scheduling entity (include/linux/sched.h): its place as 6.1's (CONFIG_FAIR_GROUP_SCHED),
+ * of which the model keeps the runqueue (the times are task_struct's own fields here) */
+struct sched_entity {
+	u8 __gap_0[120];
+	struct cfs_rq *cfs_rq;		/* where it is queued: its cpu's (set_task_rq()) */
+	u8 __gap_128[128];
+};
+
 struct task_struct {
 	struct thread_struct thread;	/* must stay first: __switch_to_asm uses offset 0 (6.1: thread_info) */
 	volatile unsigned int __state;
 	int cpu;
 	void *stack;
-	uid_t uid;
+	u32 __gap_40;
 	unsigned int flags;
 	volatile int polling;		/* TIF_POLLING_NRFLAG: an idle task polling need_resched */
 	int on_cpu;
@@ -174,7 +205,9 @@ struct task_struct {
 	)
 	int on_rq;
 	int prio;
-	TASK_GAP(112, 2272,
+	u8 __gap_112[16];
+	struct sched_entity se;
+	TASK_GAP(384, 2272,
 		u64 vruntime;
 		u64 nr_migrations;		/* (6.1: se.nr_migrations) times it moved to another cpu */
 		unsigned long nvcsw, nivcsw;	/* context switches: it slept; it was preempted */
@@ -189,6 +222,8 @@ struct task_struct {
 		struct task_io_accounting ioac;	/* its I/O counts (/proc/PID/io) */
 		struct list_head tasks;
 		struct list_head run_list;
+		struct pid *thread_pid;		/* its id (pid.h); pid is its number */
+		struct list_head pid_link;	/* on thread_pid's tasks (6.1: pid_links[PIDTYPE_PID]) */
 		u64 host_id;		/* set for a program the host started (not its children): its exit goes to the host */
 		struct session_task *session;	/* a process of a session, run on the host (session.c) */
 		int (*threadfn)(void *);
@@ -238,9 +273,10 @@ struct task_struct {
 	struct list_head sibling;
 	struct task_struct *group_leader;	/* the thread group's first task (tgid is its pid) */
 	TASK_GAP(2488, 2632,
-		/* the rest of the credentials (6.1's struct cred; uid above is the real uid): kernel/cred.c */
-		uid_t suid, euid, fsuid;
-		gid_t gid, sgid, egid, fsgid;
+		/* its credentials (cred.h): what others see it as (objective), what it acts with
+		 * (subjective, the same but while an override_creds() lasts) */
+		const struct cred *real_cred;
+		const struct cred *cred;
 		u32 tty;			/* its controlling terminal's device number, 0: none (6.1:
 						 * signal->tty); a session task's is its host process's */
 		unsigned int personality;	/* personality(2): its execution domain and flags */
@@ -274,8 +310,20 @@ struct task_struct {
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 	struct io_context *io_context;	/* block/blk-ioc.c: its I/O priority, once set */
+	/* a session task's limits (it has no signal_struct): its process's, a copy in each thread
+	 * (kernel/sys.c) */
+	struct rlimit session_rlim[RLIM_NLIMITS];
+	/* kernel/sched/core.c's setters: the policy and its parameters (the fair class runs every
+	 * task here: a real-time or deadline policy is kept and reported), and the cpus the task
+	 * may run on (0 until sched_setaffinity: every cpu) */
+	unsigned int policy, rt_priority;
+	bool sched_reset_on_fork;
+	u64 dl_runtime, dl_deadline, dl_period;
+	unsigned long cpus_mask;
+	struct wake_q_node wake_q;	/* on a wake_q_head until woken (NULL: on none) */
 };
 #undef TASK_GAP
+_Static_assert(offsetof(struct task_struct, se.cfs_rq) == 248, "task_struct.se as 6.1's");
 _Static_assert(offsetof(struct task_struct, __state) == 24 && offsetof(struct task_struct, stack) == 32 &&
 	       offsetof(struct task_struct, flags) == 44 && offsetof(struct task_struct, on_cpu) == 52 &&
 	       offsetof(struct task_struct, on_rq) == 104 && offsetof(struct task_struct, prio) == 108 &&
@@ -300,9 +348,28 @@ static inline void task_set_parent(struct task_struct *p, struct task_struct *pa
 	p->parent = parent;
 }
 
+/* A cpu's fair-class runqueue (kernel/sched/sched.h), its head as 6.1's: runqlen reads
+ * nr_running through task_struct.se.cfs_rq (BCC's, finding sched_entity.runnable_weight in
+ * Debian's headers, reads 8 bytes further: idle_nr_running, as on 6.1) */
+struct load_weight {
+	unsigned long weight;
+	u32 inv_weight;
+};
+
+struct cfs_rq {
+	struct load_weight load;	/* (every task has nice 0's weight here: not kept) */
+	unsigned int nr_running;	/* its entities: the queued ones and the running one */
+	unsigned int h_nr_running;	/* the same through the group hierarchy (no task groups here) */
+	unsigned int idle_nr_running;	/* those of them of policy SCHED_IDLE */
+	unsigned int idle_h_nr_running;
+	struct list_head queue;		/* runnable, not running (6.1's rbtree by vruntime) */
+};
+_Static_assert(offsetof(struct cfs_rq, nr_running) == 16 && offsetof(struct cfs_rq, idle_nr_running) == 24,
+	       "cfs_rq's counts as 6.1's");
+
 struct rq {
-	struct list_head queue;		/* runnable, not running */
-	unsigned int nr_running;	/* queued + current non-idle */
+	struct cfs_rq cfs;
+	unsigned int nr_running;	/* queued + current non-idle, every class's */
 	struct task_struct *curr;
 	struct task_struct *idle;
 	u64 clock;
@@ -396,6 +463,7 @@ static __always_inline bool need_resched(void) { return READ_ONCE(this_cpu()->ne
 void *memcpy(void *d, const void *s, size_t n);
 void *memset(void *d, int c, size_t n);
 size_t strlen(const char *s);
+char *strnchr(const char *s, size_t count, int c);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
@@ -445,6 +513,10 @@ int strcasecmp(const char *s1, const char *s2);
 static inline char *strstrip(char *s) { return strim(s); }
 int kstrtoint(const char *s, unsigned int base, int *res);
 int kstrtoull(const char *s, unsigned int base, unsigned long long *res);
+/* lib/kstrtox.h: the radix of a number (base 0: by its prefix) and its digits' value */
+#define KSTRTOX_OVERFLOW	(1U << 31)
+const char *_parse_integer_fixup_radix(const char *s, unsigned int *base);
+unsigned int _parse_integer(const char *s, unsigned int base, unsigned long long *p);
 int kstrtoull_from_user(const char *buf, size_t count, unsigned int base, unsigned long long *res);
 
 /* hostio.c */
@@ -454,7 +526,7 @@ void host_write(u64 id, int fd, const void *buf, size_t len);
 void host_exit(u64 id, int status);
 void host_spawned(u64 id, pid_t pid);
 void host_code_page(const void *page);
-void host_kprobe_request(void *req);
+void host_post_kernel_request(void *req);
 void smp_send_reschedule(int cpu);
 
 /* page_alloc.c, slab.c (mm.h, slab.h) and mm.c */
@@ -476,6 +548,7 @@ void fpu_flush_thread(void);
 void flush_thread(void);
 void mmput(struct mm_struct *mm);
 void switch_mm(struct mm_struct *mm);
+void membarrier_exec_mmap(struct mm_struct *mm);	/* sched/membarrier.c */
 bool access_ok(const void *uaddr, size_t len);
 long copy_from_user(void *to, const void *from, size_t n);
 long copy_to_user(void *to, const void *from, size_t n);
@@ -500,6 +573,11 @@ void schedule_preempt_disabled(void);
 void schedule_idle(void);
 void preempt_schedule_irq(void);
 int wake_up_process(struct task_struct *p);
+/* task onto head (unless on one already); wake_up_q(): each woken.  (6.1 holds a reference
+ * on each task meanwhile; here the caller keeps preemption off from finding the tasks to
+ * waking them, which keeps them from being freed: their release waits for a grace period) */
+void wake_q_add(struct wake_q_head *head, struct task_struct *task);
+void wake_up_q(struct wake_q_head *head);
 int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags);
 int wake_up_state(struct task_struct *p, unsigned int state);
 void kick_process(struct task_struct *p);
@@ -518,6 +596,7 @@ void cpu_startup_entry(void) __noreturn;
 struct task_struct *find_task_by_pid(pid_t pid);
 /* kernel/pid.c (sys.c here): a task's ids as the caller's pid namespace sees them */
 enum pid_type { PIDTYPE_PID, PIDTYPE_TGID, PIDTYPE_PGID, PIDTYPE_SID, PIDTYPE_MAX };
+struct pid;
 struct pid_namespace;
 pid_t __task_pid_nr_ns(struct task_struct *task, enum pid_type type, struct pid_namespace *ns);
 static inline pid_t task_pid_vnr(struct task_struct *tsk) { return __task_pid_nr_ns(tsk, PIDTYPE_PID, NULL); }
@@ -545,10 +624,6 @@ void exit_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct mm_struct *get_task_mm(struct task_struct *task);
 struct file *get_mm_exe_file(struct mm_struct *mm);
 struct file *get_task_exe_file(struct task_struct *task);
-#define RLIMIT_SIGPENDING 11
-#define RLIMIT_NICE	13
-unsigned long task_rlimit(const struct task_struct *task, unsigned int limit);
-unsigned long task_rlimit_max(const struct task_struct *task, unsigned int limit);
 /* the task's nice value, -20 (most favoured) to 19 (include/linux/sched.h) */
 static inline int task_nice(const struct task_struct *p)
 {
@@ -569,7 +644,7 @@ long kernel_clone(struct kernel_clone_args *args);
 void clone_set_child_tid(struct task_struct *p);
 void __noreturn do_exit(long code);
 #define WNOHANG 1
-long do_wait(pid_t pid, int *ustatus, int options);
+long do_wait(pid_t pid, struct pid *wo_pid, int *ustatus, int options);
 bool has_reapable_child(void);
 void __noreturn do_group_exit(int code);
 void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec);
@@ -630,6 +705,7 @@ extern struct task_struct *kthreadd_task;
 
 /* rcu.c */
 void call_rcu(struct rcu_head *head, rcu_callback_t func);
+void synchronize_rcu(void);
 void rcu_note_context_switch(bool preempt);
 void rcu_sched_clock_irq(int user);
 bool rcu_needs_cpu(void);

@@ -8,16 +8,27 @@
 #include "gfp.h"
 #include "spinlock.h"
 #include "mutex.h"
+#include "rwsem.h"
 
 struct kmem_cache;
 struct page {
 	unsigned long flags;		/* PG_* */
 	union {
 		struct list_head slab_list;	/* a slab: in its cache's partial list */
+		struct list_head lru;		/* a page of the page cache: on its LRU list (mm/vmscan.c);
+						 * a page being freed: on release_pages()' list */
 		unsigned long compound_head;	/* a tail page of a __GFP_COMP block: its head | 1 */
 	};
-	struct kmem_cache *slab_cache;	/* a slab: its cache */
-	void *freelist;			/* a slab: its first free object */
+	union {
+		struct {
+			struct kmem_cache *slab_cache;	/* a slab: its cache */
+			void *freelist;			/* a slab: its first free object */
+		};
+		struct {	/* a page of the page cache (6.1's mapping and index) */
+			struct address_space *mapping;
+			unsigned long index;
+		};
+	};
 	unsigned int inuse;		/* a slab: objects allocated */
 	unsigned int objects;		/* a slab: objects it holds */
 	int _refcount;
@@ -67,6 +78,8 @@ struct page *alloc_pages(gfp_t gfp, unsigned int order);
 struct page *__folio_alloc(gfp_t gfp, unsigned int order, int preferred_nid, void *nodemask);
 #define alloc_page(gfp) alloc_pages(gfp, 0)
 unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
+void free_unref_page_list(struct list_head *list);
+void free_unref_page(struct page *page, unsigned int order);
 unsigned long get_zeroed_page(gfp_t gfp);
 void __free_pages(struct page *page, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
@@ -153,8 +166,8 @@ struct mm_struct {
 	long pgtables_bytes;
 	int map_count;			/* VMAs */
 	spinlock_t page_table_lock;
-	union {				/* 6.1: struct rw_semaphore mmap_lock (40 bytes) */
-		struct mutex mmap_lock;
+	union {				/* (6.1's rw_semaphore has an osq too: 40 bytes) */
+		struct rw_semaphore mmap_lock;
 		u8 __mmap_lock_size[40];
 	};
 	struct list_head mmlist;
@@ -189,6 +202,7 @@ _Static_assert(offsetof(struct mm_struct, pgd) == 72, "mm_struct.pgd as 6.1's");
 _Static_assert(offsetof(struct mm_struct, mm_users) == 84, "mm_struct.mm_users as 6.1's");
 _Static_assert(offsetof(struct mm_struct, map_count) == 104, "mm_struct.map_count as 6.1's");
 _Static_assert(offsetof(struct mm_struct, mmap_lock) == 112, "mm_struct.mmap_lock as 6.1's");
+_Static_assert(offsetof(struct mm_struct, mmap_lock) + 40 == offsetof(struct mm_struct, mmlist), "mmap_lock's 40 bytes");
 _Static_assert(offsetof(struct mm_struct, total_vm) == 192, "mm_struct.total_vm as 6.1's");
 _Static_assert(offsetof(struct mm_struct, start_code) == 256, "mm_struct.start_code as 6.1's");
 _Static_assert(offsetof(struct mm_struct, brk) == 296, "mm_struct.brk as 6.1's");
@@ -300,9 +314,15 @@ _Static_assert(offsetof(struct vm_area_struct, vm_list) == 152, "vm_area_struct:
 #define VM_GROWSDOWN	0x00000100UL
 #define VM_DENYWRITE	0x00000800UL
 #define VM_LOCKED	0x00002000UL
+#define VM_LOCKONFAULT	0x00080000UL	/* mlock2(MLOCK_ONFAULT): the pages locked as they fault in */
+#define VM_LOCKED_MASK	(VM_LOCKED | VM_LOCKONFAULT)
+#define VM_PFNMAP	0x00000400UL
 #define VM_ACCOUNT	0x00100000UL
 #define VM_NORESERVE	0x00200000UL
 #define VM_DONTEXPAND	0x00040000UL
+#define VM_IO		0x00004000UL
+#define VM_MIXEDMAP	0x10000000UL
+#define VM_SPECIAL	(VM_IO | VM_DONTEXPAND | VM_PFNMAP | VM_MIXEDMAP)
 #define VM_DATA_DEFAULT_FLAGS	(VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC)
 #define VM_STACK_FLAGS	(VM_GROWSDOWN | VM_DATA_DEFAULT_FLAGS | VM_ACCOUNT)
 
@@ -354,6 +374,13 @@ void flush_tlb_page(struct vm_area_struct *vma, unsigned long addr);
 void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 /* mmap.c */
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+/* vma_lookup(): the VMA holding addr (include/linux/mm.h) */
+static inline struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma = find_vma(mm, addr);
+
+	return vma && vma->vm_start <= addr ? vma : NULL;
+}
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
 void vm_area_free(struct vm_area_struct *vma);
 int insert_vm_struct(struct mm_struct *mm, struct vm_area_struct *vma);
@@ -371,7 +398,13 @@ void exit_mmap(struct mm_struct *mm);
 int mm_hold_pool_file(struct mm_struct *mm, int region, struct file *file);
 extern const struct vm_operations_struct host_file_vm_ops;
 int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
-int expand_stack(struct vm_area_struct *vma, unsigned long address);
+int expand_stack_locked(struct vm_area_struct *vma, unsigned long address);
+/* memory.c: a fault's mmap_lock (for reading) and VMA, the stack grown to addr if need be */
+struct pt_regs;
+struct vm_area_struct *lock_mm_and_find_vma(struct mm_struct *mm, unsigned long addr, struct pt_regs *regs);
+/* traps.c: the fixup of a kernel instruction that may fault */
+struct exception_table_entry;
+const struct exception_table_entry *search_exception_tables(unsigned long addr);
 /* gup.c: how get_user_pages*() and access_remote_vm() go to a page (include/linux/mm.h) */
 #define FOLL_WRITE	0x01	/* the page will be written: writable first */
 #define FOLL_TOUCH	0x02
@@ -396,12 +429,35 @@ int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int le
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
 		    struct pt_regs *regs);
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
-void unmap_vmas(struct vm_area_struct *vma, unsigned long start_addr, unsigned long end_addr);
+struct mmu_gather;
+void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start_addr, unsigned long end_addr);
 /* mmap.c */
 int __split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr, int new_below);
+struct vm_area_struct *find_vma_intersection(struct mm_struct *mm, unsigned long start, unsigned long end);
+unsigned long get_unmapped_area(struct file *file, unsigned long addr, unsigned long len, unsigned long pgoff,
+				unsigned long flags);
+bool may_expand_vm(struct mm_struct *mm, unsigned long flags, unsigned long npages);
+void vm_stat_account(struct mm_struct *mm, unsigned long flags, long npages);
+int do_mas_munmap(struct mm_struct *mm, unsigned long start, size_t len);
+struct vm_area_struct *vma_merge(struct mm_struct *mm, struct vm_area_struct *prev, unsigned long addr,
+				 unsigned long end, unsigned long vm_flags, const struct vm_operations_struct *ops,
+				 void *priv, unsigned long pgoff);
+struct vm_area_struct *copy_vma(struct vm_area_struct **vmap, unsigned long addr, unsigned long len,
+				unsigned long pgoff, bool *need_rmap_locks);
 
 /* The VMA made [start, end) by splitting off what lies outside (mprotect, madvise). */
 int split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr, int new_below);
+/* a mapping of no file (include/linux/mm.h) */
+static inline bool vma_is_anonymous(struct vm_area_struct *vma)
+{
+	return !vma->vm_ops;
+}
+
+/* mm/gup.c: fault [start, start + len) in now */
+int __mm_populate(unsigned long start, unsigned long len, int ignore_errors);
+/* mm/mlock.c */
+bool can_do_mlock(void);
+int mlock_future_check(struct mm_struct *mm, unsigned long flags, unsigned long len);
 static inline int split_vma_range(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long start,
 				  unsigned long end)
 {
@@ -417,9 +473,26 @@ int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_v
 void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 static inline void get_page(struct page *page) { __atomic_add_fetch(&page->_refcount, 1, __ATOMIC_RELAXED); }
 static inline int page_count(struct page *page) { return __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED); }
+#define MAX_MAP_COUNT	65530		/* sysctl_max_map_count */
+#define PAGE_MASK	(~(PAGE_SIZE - 1))
+#define offset_in_page(p) ((unsigned long)(p) & (PAGE_SIZE - 1))
 /* include/uapi/asm-generic/mman-common.h, mman.h */
 #define PROT_READ	0x1
 #define PROT_WRITE	0x2
 #define PROT_EXEC	0x4
 #define MAP_SHARED	0x01
+#define MAP_PRIVATE	0x02
+#define MAP_SHARED_VALIDATE 0x03
+#define MAP_TYPE	0x0f
+#define MAP_FIXED	0x10
+#define MAP_ANONYMOUS	0x20
+#define MAP_GROWSDOWN	0x0100
+#define MAP_DENYWRITE	0x0800
+#define MAP_EXECUTABLE	0x1000
+#define MAP_LOCKED	0x2000
+#define MAP_NORESERVE	0x4000
+#define MAP_POPULATE	0x8000
+#define MAP_NONBLOCK	0x10000
+#define MAP_STACK	0x20000
+#define MAP_FIXED_NOREPLACE 0x100000
 #endif

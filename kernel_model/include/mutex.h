@@ -17,6 +17,9 @@ struct mutex {
 void __mutex_init(struct mutex *lock);
 #define mutex_init(lock) __mutex_init(lock)
 void mutex_lock(struct mutex *lock);
+/* the lock, or -EINTR: a signal (a fatal one, for _killable) came while waiting for it */
+int mutex_lock_interruptible(struct mutex *lock);
+int mutex_lock_killable(struct mutex *lock);
 int mutex_trylock(struct mutex *lock);
 void mutex_unlock(struct mutex *lock);
 bool mutex_is_locked(struct mutex *lock);

@@ -183,7 +183,8 @@ struct sk_buff {
 	char cb[48] __aligned(8);		/* the protocol's control block (tcp_skb_cb) */
 	unsigned int len, data_len;
 	u16 mac_len, hdr_len;
-	u8 cloned:1, pkt_type:3, ip_summed:2;
+	u8 __pkt_type_offset[0];		/* where the byte of pkt_type is (a BPF context load reads it) */
+	u8 pkt_type:3, cloned:1, ip_summed:2;
 	__be16 protocol;
 	u16 queue_mapping;			/* one tx queue a device */
 	__be16 vlan_proto;			/* no VLANs: 0 */
@@ -398,6 +399,31 @@ static __always_inline void ipv6_addr_set_v4mapped(__be32 addr, __u8 *v6)
 	} else {									\
 		ipv6_addr_set_v4mapped((inet)->inet_saddr, (entry)->saddr_v6);		\
 		ipv6_addr_set_v4mapped((inet)->inet_daddr, (entry)->daddr_v6);		\
+	}										\
+} while (0)
+
+/* the events' sockaddr fields (TP_STORE_ADDR_PORTS of include/trace/events/net_probe_common.h):
+ * the family's sockaddr with the socket's ports and addresses (an AF_INET6 socket's bound
+ * source: 6.1's inet6_sk(sk)->saddr, the same once connected) */
+#define TP_STORE_ADDR_PORTS(entry, inet, sk) do {					\
+	if ((sk)->sk_family == AF_INET6) {						\
+		struct sockaddr_in6 *v6 = (void *)(entry)->saddr;			\
+		v6->sin6_family = AF_INET6;						\
+		v6->sin6_port = (inet)->inet_sport;					\
+		v6->sin6_addr = (sk)->__sk_common.skc_v6_rcv_saddr;			\
+		v6 = (void *)(entry)->daddr;						\
+		v6->sin6_family = AF_INET6;						\
+		v6->sin6_port = (inet)->inet_dport;					\
+		v6->sin6_addr = (sk)->__sk_common.skc_v6_daddr;				\
+	} else {									\
+		struct sockaddr_in *v4 = (void *)(entry)->saddr;			\
+		v4->sin_family = AF_INET;						\
+		v4->sin_port = (inet)->inet_sport;					\
+		v4->sin_addr.s_addr = (inet)->inet_saddr;				\
+		v4 = (void *)(entry)->daddr;						\
+		v4->sin_family = AF_INET;						\
+		v4->sin_port = (inet)->inet_dport;					\
+		v4->sin_addr.s_addr = (inet)->inet_daddr;				\
 	}										\
 } while (0)
 
@@ -1037,11 +1063,22 @@ static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk) { return (
 #define TCP_INFINITE_SSTHRESH	0x7fffffff
 static __always_inline u32 tcp_snd_cwnd(const struct tcp_sock *tp) { return tp->snd_cwnd; }
 static __always_inline void tcp_snd_cwnd_set(struct tcp_sock *tp, u32 val) { tp->snd_cwnd = val; }
-static __always_inline void tcp_set_ca_state(struct sock *sk, const u8 ca_state)
-{
-	inet_csk(sk)->icsk_ca_state = ca_state;
-}
+void tcp_set_ca_state(struct sock *sk, const u8 ca_state);	/* tcp_cong.c */
 static __always_inline bool tcp_in_slow_start(const struct tcp_sock *tp) { return tcp_snd_cwnd(tp) < tp->snd_ssthresh; }
+/* include/net/tcp.h: the window is being reduced (CWR or Recovery) */
+static __always_inline bool tcp_in_cwnd_reduction(const struct sock *sk)
+{
+	return ((1 << TCP_CA_CWR) | (1 << TCP_CA_Recovery)) & (1 << inet_csk(sk)->icsk_ca_state);
+}
+/* the slow start threshold as it stands: ssthresh during a reduction, else at least 3/4 cwnd */
+static __always_inline u32 tcp_current_ssthresh(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (tcp_in_cwnd_reduction(sk))
+		return tp->snd_ssthresh;
+	return max(tp->snd_ssthresh, (tcp_snd_cwnd(tp) >> 1) + (tcp_snd_cwnd(tp) >> 2));
+}
 /* the segments in flight: sent, not acked, not marked lost, and the retransmissions (no SACK here) */
 static __always_inline u32 tcp_packets_in_flight(const struct tcp_sock *tp)
 {
@@ -1268,11 +1305,18 @@ struct sock *tcp_check_req(struct sock *sk, struct sk_buff *skb, struct request_
 int tcp_child_process(struct sock *parent, struct sock *child, struct sk_buff *skb);
 struct sock *tcp_create_openreq_child(const struct sock *sk, struct request_sock *req, struct sk_buff *skb);
 void tcp_push_header(struct sk_buff *skb, __be16 sport, __be16 dport, u32 seq, u32 ack, u8 flags, u16 window);
+/* the window a listener's SYN-ACK offers, the child's first rcv_wnd (6.1: req->rsk_rcv_wnd, from
+ * tcp_openreq_init_rwin()): its receive buffer, at most 64K (no scaling) */
+static __always_inline u32 tcp_synack_window(const struct sock *listener)
+{
+	return listener->sk_rcvbuf < TCP_MAX_WINDOW ? listener->sk_rcvbuf : TCP_MAX_WINDOW;
+}
+
 /* a request's SYN-ACK, its TCP header on, for the family's send_synack (6.1: tcp_make_synack) */
 static __always_inline struct sk_buff *tcp_synack_skb(const struct sock *sk, struct request_sock *req)
 {
 	struct sk_buff *skb = alloc_skb(MAX_HEADER, GFP_ATOMIC);
-	int window = sk->sk_rcvbuf < TCP_MAX_WINDOW ? sk->sk_rcvbuf : TCP_MAX_WINDOW;
+	int window = tcp_synack_window(sk);
 
 	if (!skb)
 		return NULL;

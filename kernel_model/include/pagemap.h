@@ -26,6 +26,7 @@ typedef unsigned long ino_t;
 #define PG_active	(1UL << 5)
 #define PG_private	(1UL << 13)	/* private holds the page's buffer heads */
 #define PG_writeback	(1UL << 15)
+#define PG_reclaim	(1UL << 18)	/* reclaim found it dirty or under writeback */
 
 struct writeback_control;
 struct address_space_operations {
@@ -120,14 +121,61 @@ static __always_inline bool PageDirty(void *p) { return page_of(p)->flags & PG_d
 static __always_inline bool PageWriteback(void *p) { return page_of(p)->flags & PG_writeback; }
 static __always_inline bool PageUptodate(void *p) { return page_of(p)->flags & PG_uptodate; }
 
+/* Whether the page is on an LRU list (mm/vmscan.c): a page of the page cache flagged PG_lru
+ * (anonymous pages are flagged but kept on no list: with no swap, reclaim leaves them) */
+static __always_inline bool folio_on_lru_list(struct page *page)
+{
+	return (page->flags & (PG_lru | PG_anon)) == PG_lru;
+}
+
+/* A page's lock (PG_locked) and references (include/linux/pagemap.h, mm.h).  The page cache
+ * holds one reference on each of its pages; whoever uses one outside the cache's locks takes
+ * its own (folio_try_get: not on a page whose count reclaim froze at 0) and drops it
+ * (folio_put: the last frees the page). */
+static __always_inline bool folio_trylock(void *page)
+{
+	return !(__atomic_fetch_or(&page_of(page)->flags, PG_locked, __ATOMIC_ACQUIRE) & PG_locked);
+}
+void __folio_lock(void *page);
+static __always_inline void folio_lock(void *page)
+{
+	if (!folio_trylock(page))
+		__folio_lock(page);
+}
+static __always_inline bool folio_try_get(void *page)
+{
+	int *count = &page_of(page)->_refcount, v = READ_ONCE(*count);
+
+	do {
+		if (!v)
+			return false;
+	} while (!__atomic_compare_exchange_n(count, &v, v + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+	return true;
+}
+static __always_inline void folio_get(void *page)
+{
+	__atomic_add_fetch(&page_of(page)->_refcount, 1, __ATOMIC_SEQ_CST);
+}
+void __folio_put(struct page *page);
+static __always_inline void folio_put(void *page)
+{
+	if (!__atomic_sub_fetch(&page_of(page)->_refcount, 1, __ATOMIC_SEQ_CST))
+		__folio_put(page_of(page));
+}
+
 /* mm/filemap.c */
 void **mapping_slot(struct address_space *m, unsigned long index, bool grow);
 int filemap_add_folio(struct address_space *mapping, void *page, unsigned long index, gfp_t gfp);
 #define FGP_ACCESSED	0x00000001
+#define FGP_LOCK	0x00000002
 #define FGP_CREAT	0x00000004
 #define FGP_WRITE	0x00000008
 void *__filemap_get_folio(struct address_space *mapping, unsigned long index, int fgp_flags, gfp_t gfp);
+/* mm/swap_state.c: the file's cached page at index, or NULL */
+void *find_get_incore_page(struct address_space *mapping, unsigned long index);
 void filemap_remove_folio(struct address_space *mapping, unsigned long index);
+void __filemap_remove_folio(struct address_space *mapping, void *page, unsigned long index);
+bool filemap_release_folio(void *page, gfp_t gfp);
 void truncate_inode_pages(struct address_space *mapping, loff_t lstart);
 void truncate_inode_pages_final(struct address_space *mapping);
 void truncate_inode_pages_range(struct address_space *mapping, loff_t lstart, loff_t lend);

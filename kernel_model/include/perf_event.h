@@ -213,6 +213,12 @@ void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size, stru
 int perf_event_add_to_source(struct perf_event *event, struct list_head *lists);
 void perf_event_del_from_source(struct perf_event *event);
 struct file *perf_event_get(unsigned int fd);
+/* perf_get_event(): the event of a perf event file (ERR_PTR(-EINVAL): not one) */
+const struct perf_event *perf_get_event(struct file *file);
+/* bpf_get_perf_event_info(): what a tracing perf event's BPF program is attached to, as
+ * BPF_TASK_FD_QUERY tells it (kernel/bpf_trace.c) */
+int bpf_get_perf_event_info(const struct perf_event *event, u32 *prog_id, u32 *fd_type, const char **buf,
+			    u64 *probe_offset, u64 *probe_addr);
 /* a slot of a BPF perf event array: the event's file, and the map's file it was put through */
 struct bpf_event_entry {
 	struct file *perf_file;
@@ -275,6 +281,8 @@ static __always_inline struct list_head *perf_trace_head(struct tracepoint *tp)
 int perf_trace_init(struct perf_event *event);
 void perf_trace_destroy(struct perf_event *event);
 int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog);
+void perf_event_free_bpf_prog(struct perf_event *event);
+void perf_event_detach_bpf_prog(struct perf_event *event);
 int perf_event_attach_bpf_prog(struct perf_event *event, struct bpf_prog *prog);
 int trace_event_get_offsets(const struct trace_event_meta *meta);
 int perf_event_set_bpf_handler(struct perf_event *event, struct bpf_prog *prog);

@@ -22,6 +22,7 @@ typedef unsigned int __poll_t;
 #define POLLWRBAND	0x0200
 #define POLLMSG		0x0400
 #define POLLRDHUP	0x2000
+#define POLLFREE	0x4000	/* the wait queue goes: let go of it (wake_up_pollfree) */
 
 #define EPOLLIN		POLLIN
 #define EPOLLPRI	POLLPRI

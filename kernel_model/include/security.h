@@ -55,6 +55,7 @@ int security_path_rename(const struct path *old_dir, struct dentry *old_dentry,
 			 const struct path *new_dir, struct dentry *new_dentry, unsigned int flags);
 int security_path_truncate(const struct path *path);
 int security_path_chmod(const struct path *path, umode_t mode);
+int security_path_chown(const struct path *path, uid_t uid, gid_t gid);
 int security_path_chroot(const struct path *path);
 int security_inode_create(struct inode *dir, struct dentry *dentry, umode_t mode);
 int security_inode_link(struct dentry *old_dentry, struct inode *dir, struct dentry *new_dentry);
@@ -70,6 +71,14 @@ int security_inode_follow_link(struct dentry *dentry, struct inode *inode, bool 
 int security_inode_permission(struct inode *inode, int mask);
 int security_inode_getattr(const struct path *path);
 int security_inode_getxattr(struct dentry *dentry, const char *name);
+int security_inode_setxattr(struct dentry *dentry, const char *name, const void *value, size_t size, int flags);
+void security_inode_post_setxattr(struct dentry *dentry, const char *name, const void *value, size_t size,
+				  int flags);
+int security_inode_listxattr(struct dentry *dentry);
+int security_inode_removexattr(struct dentry *dentry, const char *name);
+int security_inode_listsecurity(struct inode *inode, char *buffer, size_t buffer_size);
+int cap_inode_setxattr(struct dentry *dentry, const char *name, const void *value, size_t size, int flags);
+int cap_inode_removexattr(struct dentry *dentry, const char *name);
 int security_inode_need_killpriv(struct dentry *dentry);
 int security_task_setpgid(struct task_struct *p, pid_t pgid);
 int security_task_getpgid(struct task_struct *p);
@@ -84,7 +93,11 @@ int security_capget(struct task_struct *target, kernel_cap_t *effective, kernel_
 int cap_capget(struct task_struct *target, kernel_cap_t *effective, kernel_cap_t *inheritable,
 	       kernel_cap_t *permitted);
 int security_task_getsid(struct task_struct *p);
+int security_task_setscheduler(struct task_struct *p);
+int cap_task_setscheduler(struct task_struct *p);
 int security_task_prlimit(const struct cred *cred, const struct cred *tcred, unsigned int flags);
+struct rlimit;
+int security_task_setrlimit(struct task_struct *p, unsigned int resource, struct rlimit *new_rlim);
 int security_task_setnice(struct task_struct *p, int nice);
 int security_syslog(int type);
 int security_sb_statfs(struct dentry *dentry);

@@ -4,6 +4,9 @@
 #define _SIGNAL_H
 #include "kernel.h"
 #include "timer.h"
+#include "wait.h"
+#include "mutex.h"
+#include "rwsem.h"
 
 #define _NSIG		64
 #define SIGHUP		1
@@ -28,6 +31,8 @@
 #define SIGTTIN		21
 #define SIGTTOU		22
 #define SIGURG		23
+#define SIGXCPU		24
+#define SIGXFSZ		25
 #define SIGWINCH	28
 #define SIGIO		29
 #define SIGPOLL		SIGIO
@@ -129,6 +134,7 @@ struct k_sigaction {
 struct sighand_struct {
 	int count;
 	struct k_sigaction action[_NSIG];
+	wait_queue_head_t signalfd_wqh;	/* the readers of signalfds (fs/signalfd.c) */
 };
 /* the thread group's (include/linux/sched/signal.h) */
 #define SIGNAL_GROUP_EXIT	0x00000004
@@ -149,6 +155,9 @@ struct signal_struct {
 	struct task_io_accounting ioac;		/* the I/O of its tasks released (__exit_signal) */
 	struct list_head posix_timers;		/* the group's POSIX timers (posix_timers.c) */
 	unsigned int next_posix_timer_id;
+	struct rlimit rlim[RLIM_NLIMITS];	/* the process's limits (kernel/sys.c) */
+	struct mutex cred_guard_mutex;		/* one exec (its credentials) at a time */
+	struct rw_semaphore exec_update_lock;	/* written by an exec from its new mm to its end */
 };
 
 /* A pending signal's siginfo, queued on the task (include/linux/signal_types.h); a POSIX
@@ -182,6 +191,14 @@ struct ucounts *get_ucounts_uid(uid_t uid);
 long inc_rlimit_get_ucounts(struct ucounts *ucounts, enum ucount_type type, bool override_rlimit);
 void dec_rlimit_put_ucounts(struct ucounts *ucounts, enum ucount_type type);
 long ucounts_sigpending(uid_t uid);
+/* fs/signalfd.c: the handlers go; a signal is pending: the signalfd readers are woken */
+void signalfd_cleanup(struct sighand_struct *sighand);
+static inline void signalfd_notify(struct task_struct *tsk, int sig)
+{
+	if (unlikely(waitqueue_active(&tsk->sighand->signalfd_wqh)))
+		wake_up(&tsk->sighand->signalfd_wqh);
+}
+int dequeue_signal(struct task_struct *t, u64 *mask, struct sigqueue_info *info);
 void itimer_init(struct signal_struct *sig);
 void itimer_exit(struct signal_struct *sig);
 void itimer_rearm(struct task_struct *tsk);
@@ -193,6 +210,14 @@ static inline bool task_sigpending(struct task_struct *t)
 static inline bool signal_pending(struct task_struct *t)
 {
 	return t->signal && (t->pending & (~t->blocked | sigmask(SIGKILL)));
+}
+/* include/linux/sched/signal.h: whether a sleep in state ends for what is pending (an
+ * interruptible one for any signal, a killable one for SIGKILL) */
+static inline bool signal_pending_state(unsigned int state, struct task_struct *p)
+{
+	if (!(state & (TASK_INTERRUPTIBLE | TASK_WAKEKILL)) || !signal_pending(p))
+		return false;
+	return (state & TASK_INTERRUPTIBLE) || (p->pending & sigmask(SIGKILL));
 }
 
 unsigned long get_sigframe_size(void);
@@ -212,7 +237,7 @@ void flush_signal_handlers(struct task_struct *t);
 void force_sig_fault(int sig, int code, unsigned long addr);
 int send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p);
 int send_sig(int sig, struct task_struct *p, int priv);
-int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid);
+int kill_pid_info(int sig, struct sigqueue_info *info, struct pid *pid);
 void force_sig(int sig);
 void exit_signals(struct task_struct *tsk);
 bool unhandled_signal(struct task_struct *tsk, int sig);

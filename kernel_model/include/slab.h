@@ -74,4 +74,7 @@ static __always_inline void *kzalloc(size_t size, gfp_t flags)
 {
 	return kmalloc(size, flags | __GFP_ZERO);
 }
+
+/* mm/util.c: a kmalloc'd copy of the string (NULL: none, or no memory) */
+char *kstrdup(const char *s, gfp_t gfp);
 #endif

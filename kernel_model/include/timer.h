@@ -9,7 +9,7 @@
 #define TICK_NSEC	4000000UL
 #define USEC_PER_SEC	1000000L
 /* include/linux/jiffies.h (HZ divides USEC_PER_SEC) */
-static __always_inline unsigned int jiffies_to_usecs(const unsigned long j) { return j * (USEC_PER_SEC / HZ); }
+unsigned int jiffies_to_usecs(const unsigned long j);	/* kernel/time.c */
 static __always_inline unsigned long usecs_to_jiffies(const unsigned int u) { return (u + (USEC_PER_SEC / HZ) - 1) / (USEC_PER_SEC / HZ); }
 /* jiffies start 5 minutes before they wrap, so that wrap bugs show early */
 #define INITIAL_JIFFIES	((unsigned long)(unsigned int)(-300 * HZ))
@@ -61,6 +61,7 @@ void ktime_get_coarse_real_ts64(struct timespec64 *ts);
 void ktime_get_coarse_ts64(struct timespec64 *ts);
 time64_t ktime_get_real_seconds(void);
 ktime_t ktime_get_with_offset(enum tk_offsets offs);
+static __always_inline u64 ktime_get_boottime_ns(void) { return ktime_get_with_offset(TK_OFFS_BOOT); }
 struct timespec64 ns_to_timespec64(s64 nsec);
 #define USER_HZ		100
 u64 nsec_to_clock_t(u64 x);
@@ -75,6 +76,13 @@ static inline bool timespec64_valid(const struct timespec64 *ts)
 {
 	return ts->tv_sec >= 0 && (unsigned long)ts->tv_nsec < NSEC_PER_SEC;
 }
+static inline bool itimerspec64_valid(const struct itimerspec64 *its)
+{
+	return timespec64_valid(&its->it_interval) && timespec64_valid(&its->it_value);
+}
+struct __kernel_itimerspec { struct __kernel_timespec it_interval, it_value; };
+int get_itimerspec64(struct itimerspec64 *it, const struct __kernel_itimerspec *uit);
+int put_itimerspec64(const struct itimerspec64 *it, struct __kernel_itimerspec *uit);
 
 /* ---- the timer wheel ---- */
 #define TIMER_CPUMASK		0x0003FFFF
@@ -191,4 +199,19 @@ ktime_t __hrtimer_get_remaining(const struct hrtimer *timer, bool adjust);
 u64 hrtimer_next_event(int cpu);
 int schedule_hrtimeout_range(ktime_t *expires, u64 delta, enum hrtimer_mode mode);
 long hrtimer_nanosleep(ktime_t rqtp, enum hrtimer_mode mode, clockid_t clockid);
+
+/* The hrtimers run on the monotonic clock here (one clock base): an absolute time of another
+ * clock is moved onto it by that clock's offset, fixed since boot (no clock_settime). */
+static __always_inline ktime_t clock_to_monotonic_offset(clockid_t clock)
+{
+	switch (clock) {
+	case CLOCK_REALTIME:
+		return ktime_get_with_offset(TK_OFFS_REAL) - ktime_get();
+	case CLOCK_TAI:
+		return ktime_get_with_offset(TK_OFFS_TAI) - ktime_get();
+	case CLOCK_BOOTTIME:
+		return ktime_get_with_offset(TK_OFFS_BOOT) - ktime_get();
+	}
+	return 0;
+}
 #endif

@@ -20,6 +20,10 @@ struct work_struct {
 	work_func_t func;
 };
 
+/* a work defined whole, as INIT_WORK() would make it */
+#define __WORK_INITIALIZER(n, f)	{ .data = 0, .entry = LIST_HEAD_INIT((n).entry), .func = (f) }
+#define DECLARE_WORK(n, f)		struct work_struct n = __WORK_INITIALIZER(n, f)
+
 /* the per-cpu pools and each workqueue's view of them (kernel/workqueue_internal.h) */
 struct worker_pool {
 	raw_spinlock_t lock;

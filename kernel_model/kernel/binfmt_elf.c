@@ -9,6 +9,7 @@
 #include "../include/fs.h"
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
+#include "../include/cred.h"
 #include "../include/elf.h"
 #include "../include/personality.h"
 #include "../include/signal.h"
@@ -23,9 +24,6 @@
 #define CLOCKS_PER_SEC		100	/* USER_HZ */
 #define STACK_ALLOC(sp, len)	((sp) -= (len))
 #define STACK_ROUND(sp, items)	(((unsigned long)((sp) - (items))) & ~15UL)
-#define MAP_PRIVATE	0x02
-#define MAP_FIXED	0x10
-#define MAP_FIXED_NOREPLACE 0x100000
 #define ELIBBAD		80
 
 
@@ -200,10 +198,10 @@ static notrace noinline int create_elf_tables(struct linux_binprm *bprm, const E
 	NEW_AUX_ENT(AT_BASE, interp_load_addr);
 	NEW_AUX_ENT(AT_FLAGS, 0);
 	NEW_AUX_ENT(AT_ENTRY, e_entry);
-	NEW_AUX_ENT(AT_UID, current->uid);
-	NEW_AUX_ENT(AT_EUID, current->euid);
-	NEW_AUX_ENT(AT_GID, current->gid);
-	NEW_AUX_ENT(AT_EGID, current->egid);
+	NEW_AUX_ENT(AT_UID, current_cred()->uid);
+	NEW_AUX_ENT(AT_EUID, current_cred()->euid);
+	NEW_AUX_ENT(AT_GID, current_cred()->gid);
+	NEW_AUX_ENT(AT_EGID, current_cred()->egid);
 	NEW_AUX_ENT(AT_SECURE, 0);
 	NEW_AUX_ENT(AT_RANDOM, u_rand_bytes);
 	NEW_AUX_ENT(AT_HWCAP2, 0);

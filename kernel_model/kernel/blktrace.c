@@ -100,7 +100,7 @@ static const u32 ddir_act[2] = { BLK_TC_ACT(BLK_TC_READ), BLK_TC_ACT(BLK_TC_WRIT
  * top-level buffer when the blk tracer is current (6.1's blk_tracer path; its relay path has
  * no channel here).
  */
-static notrace void __blk_add_trace(struct blk_trace *bt, sector_t sector, int bytes, const blk_opf_t opf,
+static noinline notrace void __blk_add_trace(struct blk_trace *bt, sector_t sector, int bytes, const blk_opf_t opf,
 				    u32 what, int error, int pdu_len, const void *pdu_data)
 {
 	struct percpu *pc = this_cpu();
@@ -144,6 +144,13 @@ static notrace void __blk_add_trace(struct blk_trace *bt, sector_t sector, int b
 	if (pdu_len)
 		memcpy(t + 1, pdu_data, pdu_len);
 	trace_event_commit(t, sizeof(*t) + pdu_len);
+	/* trace_buffer_unlock_commit()'s ftrace_trace_stack() and ftrace_trace_userstack(): the
+	 * stacks options/stacktrace and userstacktrace ask for, after the record and with its
+	 * context.  STACK_SKIP counts an event's commit path (an event's stack starts at its
+	 * trace_event_raw_event_<name>, the caller of trace_event_buffer_commit()); here the same
+	 * count takes this function too ("they lose a function or two"): it starts at our caller. */
+	if (unlikely(trace_stack_opt_slots() & 1))
+		trace_event_opt_stacks(1, NULL, t, 0, (unsigned long)__builtin_frame_address(0));
 }
 
 /* blk_add_trace_rq(): a request's action, its sectors and bytes (every request here is an fs one) */

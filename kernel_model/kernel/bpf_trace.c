@@ -5,6 +5,10 @@
 #include "../include/trace/trace.h"
 #include "../include/jump_label.h"
 #include "../include/perf_event.h"
+#include "../include/workqueue.h"
+#include "../include/kallsyms.h"
+#include "../include/trace/kprobe_perf.h"
+#include "../include/trace/uprobe_perf.h"
 
 #define PERF_MAX_TRACE_SIZE 2048
 
@@ -123,6 +127,23 @@ static const struct bpf_func_proto bpf_get_current_task_btf_proto = {
 	.ret_btf_struct = "task_struct",
 };
 
+/* bpf_get_func_ip() of a kprobe program: the probed function's address, for a probe on its
+ * entry (KPROBE_FLAG_ON_FUNC_ENTRY: a kretprobe's always is), else 0 */
+BPF_CALL_x(bpf_get_func_ip_kprobe)
+{
+	unsigned long addr = kprobe_running_ip(), size, offset;
+
+	if (!addr || !kallsyms_lookup_size_offset(addr, &size, &offset) || offset)
+		return 0;
+	return addr;
+}
+static const struct bpf_func_proto bpf_get_func_ip_proto_kprobe = {
+	.func = bpf_get_func_ip_kprobe,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX },
+};
+
 /* ---- bpf_trace_printk(): a line of the trace, as the bpf_trace:bpf_trace_printk event ---- */
 #define MAX_TRACE_PRINTK_VARARGS	3
 #define MAX_BPRINTF_BUF			1024
@@ -200,6 +221,7 @@ static u32 printk_number(char *buf, u32 size, u32 pos, const struct printk_spec 
  * %%; at most num_args of them),
  * a string read without faulting (the user's below TASK_SIZE); -EINVAL for anything else,
  * and for the %p ones, which this kernel does not format yet.  The length, as vsnprintf's.
+ * args NULL: the format checked only (the verifier's, of bpf_snprintf()'s constant format).
  */
 static int bpf_trace_format(char *buf, u32 size, const char *fmt, u32 fmt_size, const u64 *args, u32 num_args)
 {
@@ -246,7 +268,8 @@ static int bpf_trace_format(char *buf, u32 size, const char *fmt, u32 fmt_size, 
 		}
 		while (fmt[i] >= '0' && fmt[i] <= '9')
 			sp.width = sp.width * 10 + (fmt[i++] - '0');
-		arg = args[num_spec++];
+		arg = args ? args[num_spec] : 0;
+		num_spec++;
 		if (fmt[i] == 'p')
 			return -EINVAL;
 		if (fmt[i] == 's') {
@@ -254,6 +277,8 @@ static int bpf_trace_format(char *buf, u32 size, const char *fmt, u32 fmt_size, 
 
 			if (fmt[i + 1] != 0 && !printk_isspace(fmt[i + 1]) && !printk_ispunct(fmt[i + 1]))
 				return -EINVAL;
+			if (!args)
+				continue;
 			/* bpf_trace_copy_string() */
 			if (arg < TASK_SIZE_MAX)
 				n = strncpy_from_user_nofault(str, (const void *)arg, sizeof(str));
@@ -300,23 +325,39 @@ static int bpf_trace_format(char *buf, u32 size, const char *fmt, u32 fmt_size, 
 static char bpf_printk_buf[NR_CPUS][MAX_BPRINTF_BUF];
 static int bpf_printk_busy[NR_CPUS];
 
+/* try_get_buffers(): this cpu's formatting buffers, -EBUSY while a program on it (one an NMI
+ * interrupted) has them; bpf_put_buffers() gives them back */
+static notrace int try_get_buffers(void)
+{
+	unsigned long flags = arch_local_irq_save();
+	int cpu = smp_processor_id(), err = 0;
+
+	if (bpf_printk_busy[cpu])
+		err = -EBUSY;
+	else
+		bpf_printk_busy[cpu] = 1;
+	arch_local_irq_restore(flags);
+	return err;
+}
+
+static notrace void bpf_put_buffers(void)
+{
+	bpf_printk_busy[smp_processor_id()] = 0;
+}
+
 BPF_CALL_x(bpf_trace_printk)
 {
 	const u64 args[MAX_TRACE_PRINTK_VARARGS] = { r3, r4, r5 };
-	unsigned long flags = arch_local_irq_save();
-	int cpu = smp_processor_id(), ret;
+	int cpu, ret;
 
-	if (bpf_printk_busy[cpu]) {	/* try_get_buffers() */
-		arch_local_irq_restore(flags);
+	if (try_get_buffers())
 		return -EBUSY;
-	}
-	bpf_printk_busy[cpu] = 1;
-	arch_local_irq_restore(flags);
+	cpu = smp_processor_id();
 	ret = bpf_trace_format(bpf_printk_buf[cpu], MAX_BPRINTF_BUF, (const char *)r1, r2, args,
 			       MAX_TRACE_PRINTK_VARARGS);
 	if (ret >= 0)
 		trace_bpf_trace_printk(bpf_printk_buf[cpu]);
-	bpf_printk_busy[cpu] = 0;
+	bpf_put_buffers();
 	return ret;
 }
 static const struct bpf_func_proto bpf_trace_printk_proto = {
@@ -326,8 +367,58 @@ static const struct bpf_func_proto bpf_trace_printk_proto = {
 	.arg_type = { ARG_PTR_TO_MEM, ARG_CONST_SIZE },
 };
 
+/* A program that may call bpf_trace_printk() enables its event: the user loading it wants its
+ * lines (each time: the user may have disabled the event since).  From a work item, as 6.1:
+ * the verifier asks for the helper with locks held. */
+static void __set_printk_clr_event(struct work_struct *work)
+{
+	if (trace_set_clr_event("bpf_trace", "bpf_trace_printk", 1))
+		pr_warn("could not enable bpf_trace_printk events");
+}
+static DECLARE_WORK(set_printk_work, __set_printk_clr_event);
+
+static const struct bpf_func_proto *bpf_get_trace_printk_proto(void)
+{
+	schedule_work(&set_printk_work);
+	return &bpf_trace_printk_proto;
+}
+
 /* ---- an iterator's output: bpf_seq_printf() and bpf_seq_write() into its seq_file ---- */
 #define MAX_BPRINTF_VARARGS	12
+
+/* check_bpf_snprintf_call()'s bpf_bprintf_prepare(): whether fmt is one bpf_snprintf() takes
+ * with num_args arguments (-EINVAL) */
+notrace int bpf_bprintf_check(const char *fmt, u32 num_args)
+{
+	return bpf_trace_format(NULL, 0, fmt, U32_MAX, NULL, num_args);
+}
+
+/* bpf_snprintf() (kernel/bpf/helpers.c in 6.1, a base helper for CAP_PERFMON; its formatter is
+ * here): fmt, a constant string,
+ * formatted with the u64s of data into str (str_size bytes, NUL-terminated; 0: none written);
+ * the length of the whole output with its NUL */
+BPF_CALL_x(bpf_snprintf)
+{
+	const u64 *args = (const u64 *)r4;
+	u32 data_len = r5;
+	int ret;
+
+	if (data_len & 7 || data_len > MAX_BPRINTF_VARARGS * 8 || (data_len && !args))
+		return -EINVAL;
+	if (data_len && try_get_buffers())	/* (for the arguments' copies, as 6.1) */
+		return -EBUSY;
+	ret = bpf_trace_format((char *)r1, r2, (const char *)r3, U32_MAX, args, data_len / 8);
+	if (data_len)
+		bpf_put_buffers();
+	return ret < 0 ? ret : ret + 1;
+}
+const struct bpf_func_proto bpf_snprintf_proto = {
+	.func = bpf_snprintf,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_UNINIT_MEM | ARG_MAYBE_NULL, ARG_CONST_SIZE_OR_ZERO, ARG_PTR_TO_CONST_STR,
+		      ARG_PTR_TO_MEM | ARG_MAYBE_NULL, ARG_CONST_SIZE_OR_ZERO },
+};
 
 /* bpf_seq_printf(m, fmt, fmt_size, data, data_len): fmt formatted with the u64s of data, as
  * bpf_trace_printk() formats, into the seq_file's buffer (seq_bprintf()); -EOVERFLOW once it is
@@ -337,20 +428,13 @@ BPF_CALL_x(bpf_seq_printf)
 {
 	struct seq_file *m = (struct seq_file *)r1;
 	const u64 *args = (const u64 *)r4;
-	u32 data_len = r5, cpu;
-	unsigned long flags;
+	u32 data_len = r5;
 	int ret;
 
 	if (data_len & 7 || data_len > MAX_BPRINTF_VARARGS * 8 || (data_len && !args))
 		return -EINVAL;
-	flags = arch_local_irq_save();
-	cpu = smp_processor_id();
-	if (bpf_printk_busy[cpu]) {	/* try_get_buffers() */
-		arch_local_irq_restore(flags);
+	if (try_get_buffers())
 		return -EBUSY;
-	}
-	bpf_printk_busy[cpu] = 1;
-	arch_local_irq_restore(flags);
 	ret = bpf_trace_format(m->buf + m->count, m->size - m->count, (const char *)r2, r3, args, data_len / 8);
 	if (ret >= 0) {
 		if (m->count + ret < m->size)
@@ -358,7 +442,7 @@ BPF_CALL_x(bpf_seq_printf)
 		else
 			m->count = m->size;	/* (seq_set_overflow()) */
 	}
-	bpf_printk_busy[cpu] = 0;
+	bpf_put_buffers();
 	if (ret < 0)
 		return ret;
 	return seq_has_overflowed(m) ? -EOVERFLOW : 0;
@@ -497,12 +581,29 @@ static const struct bpf_func_proto bpf_get_stack_proto_raw_tp = {
 	.arg_type = { ARG_PTR_TO_CTX, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO, ARG_ANYTHING },
 };
 
+/* bpf_current_task_under_cgroup(cgroup array, index): whether the task is in the slot's cgroup;
+ * -EAGAIN for an empty slot, which every slot is here (a cgroup array holds none: arraymap.c) */
+BPF_CALL_x(bpf_current_task_under_cgroup)
+{
+	struct bpf_map *map = (struct bpf_map *)r1;
+
+	if (unlikely((u32)r2 >= map->max_entries))
+		return -E2BIG;
+	return -EAGAIN;
+}
+static const struct bpf_func_proto bpf_current_task_under_cgroup_proto = {
+	.func = bpf_current_task_under_cgroup,
+	.gpl_only = false,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_CONST_MAP_PTR, ARG_ANYTHING },
+};
+
 /* bpf_tracing_func_proto(): what every tracing program may call */
 static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const struct bpf_prog *prog)
 {
 	switch (func_id) {
 	case BPF_FUNC_trace_printk:
-		return &bpf_trace_printk_proto;
+		return bpf_get_trace_printk_proto();
 	case BPF_FUNC_ktime_get_coarse_ns:
 		return &bpf_ktime_get_coarse_ns_proto;
 	case BPF_FUNC_get_current_pid_tgid:
@@ -511,6 +612,8 @@ static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const st
 		return &bpf_get_current_task_proto;
 	case BPF_FUNC_get_current_task_btf:
 		return &bpf_get_current_task_btf_proto;
+	case BPF_FUNC_current_task_under_cgroup:
+		return &bpf_current_task_under_cgroup_proto;
 	case BPF_FUNC_get_current_uid_gid:
 		return &bpf_get_current_uid_gid_proto;
 	case BPF_FUNC_get_current_comm:
@@ -551,6 +654,8 @@ static bool kprobe_prog_is_valid_access(int off, int size, enum bpf_access_type 
 
 static const struct bpf_func_proto *kprobe_prog_func_proto(int func_id, const struct bpf_prog *prog)
 {
+	if (func_id == BPF_FUNC_get_func_ip)
+		return &bpf_get_func_ip_proto_kprobe;
 	if (func_id == BPF_FUNC_perf_event_output)
 		return &bpf_perf_event_output_proto;
 	if (func_id == BPF_FUNC_get_stackid)
@@ -753,12 +858,6 @@ static const struct bpf_func_proto *pe_prog_func_proto(int func_id, const struct
 	return bpf_tracing_func_proto(func_id, prog);
 }
 
-/* bpf_ctx_narrow_access_ok(): a load of the field's first bytes, of a power-of-two size */
-static bool bpf_ctx_narrow_access_ok(u32 off, u32 size, u32 size_default)
-{
-	return size <= size_default && (size & (size - 1)) == 0;
-}
-
 static bool pe_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
 				    struct bpf_insn_access_aux *info)
 {
@@ -942,4 +1041,34 @@ void bpf_probe_unregister(struct tracepoint *tp, struct bpf_prog *prog)
 		bpf_prog_array_free_put(old, prog);
 	}
 	mutex_unlock(&bpf_event_mutex);
+}
+
+/* bpf_get_perf_event_info(): the program of a tracing perf event and what the event is: a
+ * tracepoint (a syscalls: event by its event's name), or a kprobe or uprobe, its own PMU's or a
+ * kprobe event's (perf_type_tracepoint) */
+int bpf_get_perf_event_info(const struct perf_event *event, u32 *prog_id, u32 *fd_type, const char **buf,
+			    u64 *probe_offset, u64 *probe_addr)
+{
+	const struct trace_event_meta *meta = event->tp_event;
+	const struct bpf_prog *prog = event->prog;
+	bool perf_type_tracepoint = event->attr.type == PERF_TYPE_TRACEPOINT;
+
+	if (!prog)
+		return -ENOENT;
+	if (prog->type == BPF_PROG_TYPE_PERF_EVENT)	/* not supported yet (6.1) */
+		return -EOPNOTSUPP;
+	*prog_id = prog->id;
+	if (event->kprobe_call && event->attr.type == PERF_TYPE_UPROBE) {
+		*probe_addr = 0;
+		return bpf_get_uprobe_info(event, fd_type, buf, probe_offset, false);
+	}
+	if (event->kprobe_call)
+		return bpf_get_kprobe_info(event, fd_type, buf, probe_offset, probe_addr, perf_type_tracepoint);
+	if (!meta)
+		return -EOPNOTSUPP;
+	*buf = meta->name;
+	*fd_type = BPF_FD_TYPE_TRACEPOINT;
+	*probe_offset = 0;
+	*probe_addr = 0;
+	return 0;
 }

@@ -2,9 +2,10 @@
  * Capabilities (kernel/capability.c): capable() and its namespace forms ask the security
  * hooks (security_capable → cap_capable, security/commoncap.c) whether the current task
  * has the capability; one that has it is marked PF_SUPERPRIV.  One user namespace, the
- * initial one; the task's ids stand for its struct cred.
+ * initial one; the ids are the subjective credentials (current_cred()).
  */
 #include "../include/cred.h"
+#include "../include/pid.h"
 #include "../include/fs.h"
 #include "../include/security.h"
 #include "../include/syscalls.h"
@@ -12,7 +13,7 @@
 /* ns_capable_common */
 static __always_inline bool ns_capable_common(struct user_namespace *ns, int cap, unsigned int opts)
 {
-	if (security_capable((const struct cred *)current, ns, cap, opts) == 0) {
+	if (security_capable(current_cred(), ns, cap, opts) == 0) {
 		current->flags |= PF_SUPERPRIV;
 		return true;
 	}
@@ -35,17 +36,25 @@ noinline bool capable(int cap)
 	return ns_capable(&init_user_ns, cap);
 }
 
-/* cap over the inode: its owner and group are mapped in the namespace (privileged_wrt_inode_uidgid:
- * always, in the one namespace there is) */
+/* Whether the inode's owner and group have ids in ns (kuid_has_mapping, kgid_has_mapping): in
+ * the one namespace here, the initial one, every id but the invalid one (-1) */
+noinline bool privileged_wrt_inode_uidgid(struct user_namespace *ns, void *idmap, const struct inode *inode)
+{
+	return uid_valid(inode->i_uid) && gid_valid(inode->i_gid);
+}
+
+/* cap, and over this inode: its owner and group are mapped in the caller's namespace */
 noinline bool capable_wrt_inode_uidgid(void *idmap, const struct inode *inode, int cap)
 {
-	return ns_capable(&init_user_ns, cap);
+	struct user_namespace *ns = &init_user_ns;	/* current_user_ns() */
+
+	return ns_capable(ns, cap) && privileged_wrt_inode_uidgid(ns, idmap, inode);
 }
 
 /* The file's owner (by the fsuid), or CAP_FOWNER (fs/inode.c). */
 noinline bool inode_owner_or_capable(void *idmap, const struct inode *inode)
 {
-	if (current->fsuid == inode->i_uid)
+	if (current_cred()->fsuid == inode->i_uid)
 		return true;
 	return capable_wrt_inode_uidgid(idmap, inode, CAP_FOWNER);
 }
@@ -95,7 +104,7 @@ static __always_inline int cap_get_target_pid(pid_t pid, kernel_cap_t *pEp, kern
 
 	if (pid && pid != current->pid) {
 		preempt_disable();	/* rcu_read_lock() */
-		target = find_task_by_pid(pid);
+		target = find_task_by_vpid(pid);
 		ret = target ? security_capget(target, pEp, pIp, pPp) : -ESRCH;
 		preempt_enable();
 	} else {

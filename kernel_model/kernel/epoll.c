@@ -160,6 +160,14 @@ static noinline int ep_poll_callback(struct wait_queue_entry *wait, unsigned int
 	ewake = 1;
 out_unlock:
 	spin_unlock_irqrestore(&ep->lock, flags);
+	if (pollflags & POLLFREE) {
+		/* the queue is about to be freed (signalfd_cleanup): off it, and it is not ours
+		 * to remove from any more */
+		struct eppoll_entry *pwq = container_of(wait, struct eppoll_entry, wait);
+
+		list_del_init(&wait->entry);
+		__atomic_store_n(&pwq->whead, NULL, __ATOMIC_RELEASE);
+	}
 	if (ewake) {
 		if (waitqueue_active(&ep->wq))
 			wake_up(&ep->wq);
@@ -217,9 +225,11 @@ static __always_inline void ep_unregister_pollwait(struct epitem *epi)
 {
 	while (epi->pwqlist) {
 		struct eppoll_entry *pwq = epi->pwqlist;
+		wait_queue_head_t *whead = __atomic_load_n(&pwq->whead, __ATOMIC_ACQUIRE);
 
 		epi->pwqlist = pwq->next;
-		remove_wait_queue(pwq->whead, &pwq->wait);
+		if (whead)	/* (NULL: POLLFREE took it off a queue that went) */
+			remove_wait_queue(whead, &pwq->wait);
 		kfree(pwq);
 	}
 }

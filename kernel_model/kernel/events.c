@@ -11,6 +11,7 @@
 #include "../include/trace/trigger.h"
 #include "../include/perf_event.h"
 #include "../include/filelock.h"
+#include "../include/mmzone.h"	/* oom:reclaim_retry_zone reads the zone */
 
 #define is_signed_type(t) (((t)(-1)) < (t)1)
 /* the only config option the events name, CONFIG_MEMCG_KMEM, is on (Debian's) */
@@ -179,6 +180,10 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
  */
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	struct tracepoint __tracepoint_##name = { #name, { 0 }, { 0 }, .num_args = COUNT_ARGS(args) }; \
+	/* its probes' prototype, which BTF-enabled raw tracepoint programs (tp_btf) name: \
+	 * include/trace/bpf_probe.h's typedef (used, so that the BTF keeps it) */ \
+	typedef void (*btf_trace_##name)(void *__data, proto); \
+	static btf_trace_##name __bpf_trace_tp_type_##name __used; \
 	notrace void trace_event_raw_event_##name(proto); \
 	static noinline notrace void trace_event_slow_##name(unsigned long irqflags, proto) \
 	{ \

@@ -5,6 +5,7 @@
  * found by the name's last component) or the VFS's (open_exec).
  */
 #include "../include/syscalls.h"
+#include "../include/pid.h"
 #include "../include/mmap_lock.h"
 #include "../include/binfmts.h"
 #include "../include/fs.h"
@@ -13,6 +14,7 @@
 #include "../include/perf_event.h"
 #include "../include/signal.h"
 #include "../include/security.h"
+#include "../include/cred.h"
 
 extern const struct user_program user_programs[];
 extern const u64 nr_user_programs;
@@ -130,15 +132,30 @@ noinline bool path_noexec(const struct path *path)
 	return (path->mnt->mnt_flags & MNT_NOEXEC) || (path->mnt->mnt_sb->s_iflags & SB_I_NOEXEC);
 }
 
-/* The file exec runs: the kernel's own programs (kernel_model/user/) by the name's last
- * component, as if they were on every directory of PATH, else the name through the VFS
- * (a tracefs-sim exec program's / is the host's: hostfs). */
-/* The file through the VFS, refused unless a regular file on a mount that allows exec (the
- * name as a string here, 6.1's struct filename; opened as filp_open() opens it) */
+/* The file through the VFS, relative to the directory fd unless absolute (AT_EMPTY_PATH: the
+ * fd's own file), refused unless a regular file on a mount that allows exec; opened for exec
+ * as 6.1's open_exec_flags say (the name as a string here, 6.1's struct filename) */
 static noinline struct file *do_open_execat(int fd, const char *name, int flags)
 {
-	struct file *file = filp_open(name, O_RDONLY, 0);
+	struct open_flags open_exec_flags = {
+		.open_flag = O_LARGEFILE | O_RDONLY,	/* (6.1's __FMODE_EXEC: no mandatory locks here) */
+		.acc_mode = MAY_EXEC,
+		.lookup_flags = LOOKUP_FOLLOW,
+	};
+	struct filename *filename;
+	struct file *file;
 
+	if ((flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) != 0)
+		return ERR_PTR(-EINVAL);
+	if (flags & AT_SYMLINK_NOFOLLOW)
+		open_exec_flags.lookup_flags &= ~LOOKUP_FOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		open_exec_flags.lookup_flags |= LOOKUP_EMPTY;
+	filename = getname_kernel(name);
+	if (IS_ERR(filename))
+		return (struct file *)filename;
+	file = do_filp_open(fd, filename, &open_exec_flags);
+	putname(filename);
 	if (IS_ERR(file))
 		return file;
 	if (!S_ISREG(file->f_inode->i_mode) || path_noexec(&file->f_path)) {
@@ -148,15 +165,18 @@ static noinline struct file *do_open_execat(int fd, const char *name, int flags)
 	return file;
 }
 
-static noinline struct file *open_exec(const char *filename)
+/* The file exec runs: the kernel's own programs (kernel_model/user/) by the name's last
+ * component, as if they were on every directory of PATH, else the name through the VFS
+ * (a tracefs-sim exec program's / is the host's: hostfs). */
+static noinline struct file *open_exec(int fd, const char *filename, int flags)
 {
 	const char *base = kbasename(filename);
 	u64 i;
 
-	for (i = 0; i < nr_user_programs; i++)
+	for (i = 0; *base && i < nr_user_programs; i++)
 		if (!strcmp(user_programs[i].name, base))
 			return user_program_open(i);
-	return do_open_execat(AT_FDCWD, filename, 0);
+	return do_open_execat(fd, filename, flags);
 }
 
 /* ---- the new stack, filled before the old address space goes ---- */
@@ -348,12 +368,19 @@ static __always_inline int exec_mmap(struct mm_struct *mm)
 	struct task_struct *tsk = current;
 	struct mm_struct *old_mm = tsk->mm;
 	unsigned long flags;
+	int ret;
 
+	/* held for writing until setup_new_exec(): the task's readers (perf, /proc) see it
+	 * before or after the exec, never half-way */
+	ret = down_write_killable(&tsk->signal->exec_update_lock);
+	if (ret)
+		return ret;
 	exec_mm_release(tsk, old_mm);	/* a vfork parent goes on */
 	if (old_mm)
 		sync_mm_rss(old_mm);
 	mm->owner = tsk;
 	spin_lock_irqsave(&sched_lock, flags);	/* (task_lock: /proc's readers of tsk->mm) */
+	membarrier_exec_mmap(mm);
 	tsk->mm = mm;
 	switch_mm(mm);
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -378,15 +405,6 @@ void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 	memcpy(before, tsk->comm, TASK_COMM_LEN);
 	strscpy_pad(tsk->comm, buf, TASK_COMM_LEN);
 	tracing_record_task_rename(tsk, before);
-}
-
-/* The thread taking the leader's place at exec takes its pid too, and the leader this one's. */
-noinline void exchange_tids(struct task_struct *left, struct task_struct *right)
-{
-	pid_t tid = left->pid;
-
-	left->pid = right->pid;
-	right->pid = tid;
 }
 
 /*
@@ -473,8 +491,10 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 	do_close_on_exec(me->files);
 	__set_task_comm(me, kbasename(bprm->filename), true);
 	perf_event_exec();
-	/* install the new credentials (the task's own ids here: commit_creds has nothing to swap) */
+	/* install the new credentials */
 	security_bprm_committing_creds(bprm);
+	commit_creds(bprm->cred);
+	bprm->cred = NULL;
 	security_bprm_committed_creds(bprm);
 	return 0;
 }
@@ -491,6 +511,8 @@ noinline void setup_new_exec(struct linux_binprm *bprm)
 
 	arch_pick_mmap_layout(mm, NULL);
 	mm->task_size = TASK_SIZE_MAX;
+	up_write(&current->signal->exec_update_lock);
+	mutex_unlock(&current->signal->cred_guard_mutex);
 }
 
 /* The stack VMA as the program starts with it: 128 KiB made room for below its contents. */
@@ -506,7 +528,7 @@ noinline int setup_arg_pages(struct linux_binprm *bprm, unsigned long stack_top,
 	stack_base = vma->vm_start - 131072UL;
 	if (vma->vm_end - stack_base > (8UL << 20))
 		stack_base = vma->vm_end - (8UL << 20);
-	expand_stack(vma, stack_base);
+	expand_stack_locked(vma, stack_base);
 	mm->start_stack = bprm->p;
 	mmap_write_unlock(mm);
 	return 0;
@@ -532,10 +554,27 @@ static __always_inline int exec_binprm(struct linux_binprm *bprm)
 	return 0;
 }
 
+/* the credentials the program will run with, from the caller's (6.1's, inline); the group's
+ * cred_guard_mutex held until they are in (setup_new_exec) or given up (free_bprm), so that
+ * no other exec of the group computes its own meanwhile */
+static inline int prepare_bprm_creds(struct linux_binprm *bprm)
+{
+	if (mutex_lock_interruptible(&current->signal->cred_guard_mutex))
+		return -ERESTARTNOINTR;
+	bprm->cred = prepare_exec_creds();
+	if (bprm->cred)
+		return 0;
+	mutex_unlock(&current->signal->cred_guard_mutex);
+	return -ENOMEM;
+}
+
 noinline int bprm_execve(struct linux_binprm *bprm)
 {
-	int retval = security_bprm_creds_for_exec(bprm);
+	int retval = prepare_bprm_creds(bprm);
 
+	if (retval)
+		return retval;
+	retval = security_bprm_creds_for_exec(bprm);
 	if (retval)
 		return retval;
 	return exec_binprm(bprm);
@@ -548,8 +587,13 @@ static noinline void free_bprm(struct linux_binprm *bprm)
 		acct_arg_size(bprm, 0);
 		mmput(bprm->mm);
 	}
+	if (bprm->cred) {	/* not committed */
+		mutex_unlock(&current->signal->cred_guard_mutex);
+		abort_creds(bprm->cred);
+	}
 	if (bprm->file)
 		fput(bprm->file);
+	kfree(bprm->fdpath);
 	kfree(bprm);
 }
 
@@ -561,7 +605,22 @@ static noinline struct linux_binprm *alloc_bprm(int fd, const char *filename)
 
 	if (!bprm)
 		goto out;
-	bprm->filename = filename;	/* (names relative to a directory fd are not taken here) */
+	/* the name the program gets (AT_EXECFN, its comm): a relative one through a directory
+	 * fd, or the fd's own file, is /dev/fd/N[/NAME] */
+	if (fd == AT_FDCWD || filename[0] == '/') {
+		bprm->filename = filename;
+	} else {
+		size_t len = strlen(filename) + 32;
+
+		bprm->fdpath = kmalloc(len, GFP_KERNEL);
+		if (!bprm->fdpath)
+			goto out_free;
+		if (filename[0] == '\0')
+			scnprintf(bprm->fdpath, len, "/dev/fd/%d", fd);
+		else
+			scnprintf(bprm->fdpath, len, "/dev/fd/%d/%s", fd, filename);
+		bprm->filename = bprm->fdpath;
+	}
 	retval = bprm_mm_init(bprm);
 	if (retval)
 		goto out_free;
@@ -581,7 +640,7 @@ static noinline int do_execveat_common(int fd, const char *filename, const char 
 
 	if (IS_ERR(bprm))
 		return PTR_ERR(bprm);
-	bprm->file = open_exec(filename);
+	bprm->file = open_exec(fd, filename, flags);
 	if (IS_ERR(bprm->file)) {
 		retval = PTR_ERR(bprm->file);
 		bprm->file = NULL;
@@ -622,7 +681,7 @@ int kernel_execve(const char *filename, const char *const *argv, struct pt_regs 
 {
 	const char *const envp[] = { NULL };
 
-	return do_execveat_common(-100, filename, argv, envp, 0, false, interp);
+	return do_execveat_common(AT_FDCWD, filename, argv, envp, 0, false, interp);
 }
 
 SYSCALL_DEFINE3(execve, const char *, filename, const char *const *, argv, const char *const *, envp)
@@ -635,5 +694,28 @@ SYSCALL_DEFINE3(execve, const char *, filename, const char *const *, argv, const
 		return ret < 0 ? ret : -ENAMETOOLONG;
 	if (current->session)	/* a host program: exec'd here when it was on the host */
 		return session_execve(path);
-	return do_execveat_common(-100, path, argv, envp, 0, true, NULL);
+	return do_execveat_common(AT_FDCWD, path, argv, envp, 0, true, NULL);
+}
+
+/* execve relative to a directory fd (fexecve: the fd's own file, AT_EMPTY_PATH) */
+SYSCALL_DEFINE5(execveat, int, fd, const char *, filename, const char *const *, argv,
+		const char *const *, envp, int, flags)
+{
+	struct filename *name = getname_uflags(filename, flags);
+	long ret;
+
+	if (current->session) {	/* a host program: exec'd here when it was on the host */
+		ret = session_execve(IS_ERR(name) ? "" : name->name);
+		/* a failure the supervisor could only guess at (its guess looks at a path, not at
+		 * the fd and flags): this kernel's own refusal where it has one */
+		if (ret < 0 && IS_ERR(name))
+			ret = PTR_ERR(name);
+		else if (ret < 0 && (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)))
+			ret = -EINVAL;
+	} else {
+		ret = IS_ERR(name) ? PTR_ERR(name) : do_execveat_common(fd, name->name, argv, envp, flags, true, NULL);
+	}
+	if (!IS_ERR(name))
+		putname(name);
+	return ret;
 }

@@ -1,10 +1,12 @@
 /* Task exit, reaping and wait4. */
 #include "../include/syscalls.h"
+#include "../include/pid.h"
 #include "../include/blkdev.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
+#include "../include/cred.h"
 #include "../include/uprobes.h"
 
 int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset);
@@ -49,6 +51,7 @@ noinline void release_task(struct task_struct *p)
 	list_del_init(&p->tasks);
 	list_del_init(&p->sibling);
 	spin_unlock_irqrestore(&sched_lock, flags);
+	detach_pid(p, PIDTYPE_PID);	/* __unhash_process() (past sched_lock: free_pid's call_rcu wakes) */
 	put_dead_task(p);
 }
 
@@ -115,10 +118,25 @@ static noinline void __wake_up_parent(struct task_struct *p, struct task_struct 
 	wake_up_process(parent);
 }
 
+/* Whether the process (the thread group pid leads) has exited, every thread of it: a pidfd is
+ * readable then */
+noinline bool thread_group_exited(struct pid *pid)
+{
+	struct task_struct *task = pid_task(pid, PIDTYPE_PID);
+
+	return !task || (READ_ONCE(task->exit_state) && (!task->signal || !READ_ONCE(task->signal->nr_threads)));
+}
+
+/* its pidfds' pollers */
+static __always_inline void do_notify_pidfd(struct task_struct *task)
+{
+	__wake_up(&task_pid(task)->wait_pidfd, TASK_NORMAL, 0, NULL);	/* wake_up_all() */
+}
+
 void __noreturn do_exit(long code)
 {
 	struct task_struct *tsk = current, *parent;
-	bool thread = tsk->exit_signal == -1, group_dead = true;
+	bool thread = tsk->exit_signal == -1, group_dead = true, autoreap;
 	unsigned long flags;
 
 	exit_signals(tsk);	/* sets PF_EXITING */
@@ -154,11 +172,18 @@ void __noreturn do_exit(long code)
 	/* a thread is reaped at once; its group's leader waits for the last of them */
 	tsk->exit_state = !thread && parent && (parent->mm || parent == kthreadd_task) ? EXIT_ZOMBIE : EXIT_DEAD;
 	tsk->dead_refs = tsk->exit_state == EXIT_ZOMBIE ? 2 : 1;
-	if (tsk->exit_state == EXIT_DEAD) {
+	autoreap = tsk->exit_state == EXIT_DEAD;
+	if (autoreap) {	/* (6.1: release_task(), past the lock) */
 		list_del_init(&tsk->sibling);
 		list_del_init(&tsk->tasks);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
+	if (!thread && group_dead)	/* (6.1: do_notify_parent()'s, while the task has its pid) */
+		do_notify_pidfd(tsk);
+	else if (thread && group_dead && task_pid(tsk->group_leader))
+		do_notify_pidfd(tsk->group_leader);
+	if (autoreap)
+		detach_pid(tsk, PIDTYPE_PID);
 	if (tsk->signal && tsk->signal->group_exec_task)	/* de_thread() waits for us */
 		wake_up_process(tsk->signal->group_exec_task);
 	if (!thread && parent && parent->signal && tsk->exit_signal > 0 && group_dead)
@@ -223,11 +248,12 @@ notrace bool has_reapable_child(void)
 	return found;
 }
 
-/* wait4's pid: one child (> 0), any (-1), those of our process group (0) or of group -pid */
-static inline bool wait_eligible(struct task_struct *p, pid_t pid)
+/* wait4's pid: one child (> 0: the task of wo_pid, the caller's find_get_pid()), any (-1),
+ * those of our process group (0) or of group -pid (process groups are numbers here) */
+static inline bool wait_eligible(struct task_struct *p, pid_t pid, struct pid *wo_pid)
 {
 	if (pid > 0)
-		return p->pid == pid;
+		return task_pid(p) == wo_pid;
 	if (pid == 0)
 		return p->pgrp == current->pgrp;
 	return pid == -1 || p->pgrp == -pid;
@@ -238,16 +264,16 @@ static inline bool wait_eligible(struct task_struct *p, pid_t pid)
 /* With sched_lock held: whether wait takes child p (its pid, its status and uid given, its
  * times folded into ours unless WNOWAIT: wait_task_zombie()), 0 if not (*any: p is one it
  * waits for); the caller releases it. */
-static noinline long wait_consider_task(struct task_struct *p, pid_t pid, int *status, uid_t *uid, bool *any,
-					int options)
+static noinline long wait_consider_task(struct task_struct *p, pid_t pid, struct pid *wo_pid, int *status,
+					uid_t *uid, bool *any, int options)
 {
-	if (!wait_eligible(p, pid))
+	if (!wait_eligible(p, pid, wo_pid))
 		return 0;
 	*any = true;
 	if (!reapable(p))
 		return 0;
 	*status = p->exit_code;
-	*uid = p->uid;
+	*uid = __task_cred(p)->uid;
 	if (!(options & WNOWAIT) && current->signal && p->signal) {
 		struct signal_struct *psig = current->signal, *sig = p->signal;
 
@@ -266,7 +292,8 @@ static noinline long wait_consider_task(struct task_struct *p, pid_t pid, int *s
 
 /* do_wait_thread(): returns the pid of a reaped child (WNOWAIT: one left as it is), 0 if none
  * exited yet. */
-static __always_inline long wait_consider_children(pid_t pid, int *status, uid_t *uid, bool *any, int options)
+static __always_inline long wait_consider_children(pid_t pid, struct pid *wo_pid, int *status, uid_t *uid,
+						   bool *any, int options)
 {
 	struct task_struct *p, *n;
 	unsigned long flags;
@@ -274,7 +301,7 @@ static __always_inline long wait_consider_children(pid_t pid, int *status, uid_t
 
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry_safe(p, n, &current->children, sibling) {
-		ret = wait_consider_task(p, pid, status, uid, any, options);
+		ret = wait_consider_task(p, pid, wo_pid, status, uid, any, options);
 		if (ret) {
 			spin_unlock_irqrestore(&sched_lock, flags);
 			if (!(options & WNOWAIT))
@@ -297,7 +324,7 @@ static __always_inline long wait_consider_children(pid_t pid, int *status, uid_t
  * before.  Returns 1 when the wait is over, 0 when it goes on, -1 when it goes on only for a
  * busy child (which wakes no one when it falls asleep: look again soon).
  */
-static notrace noinline int session_wait_is_over(pid_t pid)
+static notrace noinline int session_wait_is_over(pid_t pid, struct pid *wo_pid)
 {
 	struct task_struct *p;
 	unsigned long flags;
@@ -309,7 +336,7 @@ static notrace noinline int session_wait_is_over(pid_t pid)
 	list_for_each_entry(p, &current->children, sibling) {
 		struct session_task *st = p->session;
 
-		if (!wait_eligible(p, pid))
+		if (!wait_eligible(p, pid, wo_pid))
 			continue;
 		if (st && (!list_empty(&st->queue) || (st->entered && READ_ONCE(p->__state) == TASK_RUNNING)))
 			busy = true;
@@ -320,16 +347,16 @@ static notrace noinline int session_wait_is_over(pid_t pid)
 
 /* The wait of wait4 and waitid: the child's pid and its wait status in *status (inlined into
  * do_wait and kernel_waitid). */
-static __always_inline long do_wait_status(pid_t pid, int *status, uid_t *uid, int options)
+static __always_inline long do_wait_status(pid_t pid, struct pid *wo_pid, int *status, uid_t *uid, int options)
 {
-	trace_sched_process_wait(pid > 0 ? pid : pid < -1 ? -pid : 0);	/* pid_nr(wo_pid) */
+	trace_sched_process_wait(pid > 0 ? pid_nr(wo_pid) : pid < -1 ? -pid : 0);	/* pid_nr(wo_pid) */
 	for (;;) {
 		bool any = false;
 		long ret;
 
 		*status = 0;
 		set_current_state(TASK_INTERRUPTIBLE);
-		ret = wait_consider_children(pid, status, uid, &any, options);
+		ret = wait_consider_children(pid, wo_pid, status, uid, &any, options);
 		if (!ret && any && fatal_signal_pending(current)) {
 			set_current_state(TASK_RUNNING);
 			return -EINTR;
@@ -339,7 +366,7 @@ static __always_inline long do_wait_status(pid_t pid, int *status, uid_t *uid, i
 			return -ERESTARTSYS;
 		}
 		if (!ret && any && !(options & WNOHANG)) {
-			int over = session_wait_is_over(pid);
+			int over = session_wait_is_over(pid, wo_pid);
 
 			if (over > 0) {
 				set_current_state(TASK_RUNNING);
@@ -358,11 +385,11 @@ static __always_inline long do_wait_status(pid_t pid, int *status, uid_t *uid, i
 	}
 }
 
-long do_wait(pid_t pid, int *ustatus, int options)
+long do_wait(pid_t pid, struct pid *wo_pid, int *ustatus, int options)
 {
 	int status;
 	uid_t uid;
-	long ret = do_wait_status(pid, &status, &uid, options);
+	long ret = do_wait_status(pid, wo_pid, &status, &uid, options);
 
 	if (ret > 0 && ustatus && copy_to_user(ustatus, &status, sizeof(status)))
 		return -EFAULT;
@@ -388,10 +415,13 @@ struct waitid_info { int si_signo, si_errno, si_code, pad; int pid; unsigned int
 
 static noinline long kernel_waitid(int which, pid_t upid, struct waitid_info *infop, int options)
 {
-	struct file *f;
+	unsigned int f_flags = 0;
+	struct pid *pid = NULL;
 	int status;
 	uid_t uid;
 	long ret;
+
+	const int wait_options = options;
 
 	if (options & ~(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL))
 		return -EINVAL;
@@ -404,6 +434,7 @@ static noinline long kernel_waitid(int which, pid_t upid, struct waitid_info *in
 	case P_PID:
 		if (upid <= 0)
 			return -EINVAL;
+		pid = find_get_pid(upid);
 		break;
 	case P_PGID:
 		if (upid < 0)
@@ -413,18 +444,27 @@ static noinline long kernel_waitid(int which, pid_t upid, struct waitid_info *in
 			upid = 0;	/* the caller's group, when its id is 0 or 1 */
 		break;
 	case P_PIDFD:
-		f = upid < 0 ? NULL : fget(upid);
-		if (!f)
-			return -EBADF;
-		fput(f);
-		return -EINVAL;	/* no file is a pidfd here (pidfd_open is not modelled) */
+		if (upid < 0)
+			return -EINVAL;
+		pid = pidfd_get_pid(upid, &f_flags);
+		if (IS_ERR(pid))
+			return PTR_ERR(pid);
+		upid = pid_nr(pid);	/* (its task's, while the pid has one) */
+		if (f_flags & O_NONBLOCK)
+			options |= WNOHANG;
+		break;
 	default:
 		return -EINVAL;
 	}
 	memset(infop, 0, sizeof(*infop));
-	if (!(options & WEXITED))
+	if (!(options & WEXITED)) {
+		put_pid(pid);
 		return (options & WNOHANG) ? 0 : -ECHILD;	/* waits for a stop or a continue: none come */
-	ret = do_wait_status(upid, &status, &uid, options);
+	}
+	ret = do_wait_status(upid, pid, &status, &uid, options);
+	put_pid(pid);
+	if (!ret && (f_flags & O_NONBLOCK) && !(wait_options & WNOHANG))
+		return -EAGAIN;	/* a pidfd opened PIDFD_NONBLOCK: the child has not exited */
 	if (ret <= 0)
 		return ret;
 	infop->si_signo = SIGCHLD;
@@ -458,11 +498,18 @@ SYSCALL_DEFINE5(waitid, int, which, pid_t, upid, struct siginfo *, infop, int, o
 #define WUNTRACED	0x00000002
 noinline long kernel_wait4(pid_t upid, int *stat_addr, int options, struct rusage *ru)
 {
+	struct pid *pid = NULL;
+	long ret;
+
 	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL))
 		return -EINVAL;
 	if (upid == (pid_t)0x80000000)	/* -INT_MIN is not defined */
 		return -ESRCH;
-	return do_wait(upid, stat_addr, options);
+	if (upid > 0)
+		pid = find_get_pid(upid);
+	ret = do_wait(upid, pid, stat_addr, options);
+	put_pid(pid);
+	return ret;
 }
 
 SYSCALL_DEFINE4(wait4, pid_t, upid, int *, stat_addr, int, options, struct rusage *, ru)

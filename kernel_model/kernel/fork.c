@@ -1,5 +1,6 @@
 /* Task creation: kernel_clone for fork(2)/clone(2) and kernel threads. */
 #include "../include/fs.h"
+#include "../include/pid.h"
 #include "../include/syscalls.h"
 #include "../include/blkdev.h"
 #include "../include/trace/trace.h"
@@ -10,6 +11,7 @@
 #include "../include/signal.h"
 #include "../include/cred.h"
 #include "../include/security.h"
+#include "../include/poll.h"
 
 #define CSIGNAL		0x000000ff	/* the exit signal, not a flag */
 #define CLONE_VM	0x00000100
@@ -40,7 +42,6 @@
 #define SIGCHLD 17
 /* kthreadd's kernel threads: kernel_thread(fn, arg, CLONE_FS | CLONE_FILES | SIGCHLD) */
 #define KTHREAD_CLONE_FLAGS (CLONE_VM | CLONE_UNTRACED | CLONE_FS | CLONE_FILES)
-static pid_t last_pid;
 
 static struct kmem_cache *task_struct_cachep;
 
@@ -83,23 +84,12 @@ static noinline void free_task(struct task_struct *tsk)
 noinline void __put_task_struct(struct task_struct *t)
 {
 	security_task_free(t);	/* __put_task_struct */
+	if (t->real_cred)	/* (not on a fork that failed before copy_creds) */
+		exit_creds(t);
 	release_signal(t);
 	if (t->pid)	/* a task that got a pid: sched_process_free's place */
 		trace_pid_free(t);
 	free_task(t);
-}
-
-static noinline pid_t alloc_pid(void)
-{
-	pid_t pid;
-
-	/* the kernel's own tasks stay below the session's pids (RESERVED_PIDS is 300) */
-	do {
-		pid = ++last_pid;
-		if (pid >= FIRST_SESSION_PID)
-			last_pid = pid = 300;
-	} while (find_task_by_pid(pid));
-	return pid;
 }
 
 /* Lay out the new task's stack: switch frame returning to ret_from_fork, then pt_regs; the
@@ -248,19 +238,130 @@ static __always_inline int copy_io(unsigned long clone_flags, struct task_struct
 	return 0;
 }
 
+/*
+ * RLIMIT_NPROC: the tasks of the new task's real user, with it, past the parent's limit; root,
+ * CAP_SYS_RESOURCE and CAP_SYS_ADMIN pass.  (6.1 keeps the count in the user's ucounts, from
+ * copy_creds to release_task; here the task list is counted, zombies with it.)
+ */
+static notrace bool nproc_exceeded(struct task_struct *p)
+{
+	unsigned long limit = rlimit(RLIMIT_NPROC), n = 1, flags;
+	uid_t uid = p->real_cred->uid;
+	struct task_struct *t;
+
+	if (limit == RLIM_INFINITY)
+		return false;
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(t, &task_list, tasks)
+		if (!(t->flags & PF_KTHREAD) && t->exit_state != EXIT_DEAD && t->real_cred->uid == uid)
+			n++;
+	spin_unlock_irqrestore(&sched_lock, flags);
+	if (n <= limit)	/* is_rlimit_overlimit() */
+		return false;
+	return uid != 0 && !capable(CAP_SYS_RESOURCE) && !capable(CAP_SYS_ADMIN);	/* INIT_USER */
+}
+
+/* ---- pidfds: an anon inode file "[pidfd]" holding a pid ---- */
+static noinline int pidfd_release(struct inode *inode, struct file *file)
+{
+	struct pid *pid = file->private_data;
+
+	file->private_data = NULL;
+	put_pid(pid);
+	return 0;
+}
+
+/* Pid: and NSpid: its number (-1 once reaped); one pid namespace here */
+static noinline void pidfd_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	struct pid *pid = f->private_data;
+	pid_t nr = pid_task(pid, PIDTYPE_PID) ? pid_nr(pid) : -1;
+
+	seq_printf(m, "Pid:\t%d\nNSpid:\t%d\n", nr, nr);
+}
+
+/* Readable once the whole thread group has exited (a leader gone before its threads is not) */
+static noinline __poll_t pidfd_poll(struct file *file, poll_table *pts)
+{
+	struct pid *pid = file->private_data;
+
+	poll_wait(file, &pid->wait_pidfd, pts);
+	return thread_group_exited(pid) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+const struct file_operations pidfd_fops = {
+	.release = pidfd_release,
+	.poll = pidfd_poll,
+	.show_fdinfo = pidfd_show_fdinfo,
+};
+
+/* The pid of a pidfd, or -EBADF for another file */
+noinline struct pid *pidfd_pid(const struct file *file)
+{
+	if (file->f_op == &pidfd_fops)
+		return file->private_data;
+	return ERR_PTR(-EBADF);
+}
+
+/* An unused fd and a pidfd file for pid (holding a reference), not yet installed: the fd or
+ * -errno.  pidfd_prepare() wants the pid to lead a thread group; CLONE_PIDFD's has no task yet */
+noinline int __pidfd_prepare(struct pid *pid, unsigned int flags, struct file **ret)
+{
+	struct file *pidfd_file;
+	int pidfd;
+
+	if (flags & ~(O_NONBLOCK | O_RDWR | O_CLOEXEC))
+		return -EINVAL;
+	pidfd = get_unused_fd_flags(O_RDWR | O_CLOEXEC);
+	if (pidfd < 0)
+		return pidfd;
+	pidfd_file = anon_inode_getfile("[pidfd]", &pidfd_fops, pid, flags | O_RDWR | O_CLOEXEC);
+	if (IS_ERR(pidfd_file)) {
+		put_unused_fd(pidfd);
+		return PTR_ERR(pidfd_file);
+	}
+	get_pid(pid);	/* held by pidfd_file now */
+	*ret = pidfd_file;
+	return pidfd;
+}
+
+/* (6.1's pid_has_task(pid, PIDTYPE_TGID): its task is a thread group's leader) */
+noinline int pidfd_prepare(struct pid *pid, unsigned int flags, struct file **ret)
+{
+	struct task_struct *task = pid ? pid_task(pid, PIDTYPE_PID) : NULL;
+
+	if (!task || task->pid != task->tgid)
+		return -EINVAL;
+	return __pidfd_prepare(pid, flags, ret);
+}
+
 static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg,
 						 struct kernel_clone_args *args)
 {
 	unsigned long clone_flags = args->flags;
-	struct task_struct *parent = current, *p = alloc_task();
+	struct task_struct *parent = current, *p;
+	struct file *pidfile = NULL;
+	int pidfd = -1, retval = -ENOMEM;
+	struct pid *pid;
 	unsigned long flags;
 
+	/* CLONE_DETACHED is kept for later use with CLONE_PIDFD; CLONE_THREAD is not wanted yet */
+	if ((clone_flags & CLONE_PIDFD) && (clone_flags & (CLONE_DETACHED | CLONE_THREAD)))
+		return ERR_PTR(-EINVAL);
+	p = alloc_task();
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 	p->stack = alloc_thread_stack();
 	if (!p->stack)
 		goto free_task;
-	copy_creds(p, parent);
+	p->real_cred = parent->real_cred;	/* dup_task_struct()'s copy of the parent */
+	p->cred = parent->cred;
+	if (copy_creds(p, clone_flags))
+		goto free_task;
+	if (nproc_exceeded(p)) {
+		put_task_struct(p);
+		return ERR_PTR(-EAGAIN);
+	}
 	sched_fork(clone_flags, p);
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->oom_score_adj = parent->oom_score_adj;
@@ -302,9 +403,23 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		goto free_perf;
 	if (security_task_alloc(p, clone_flags))
 		goto free_perf;
+	pid = alloc_pid(&init_pid_ns, NULL, 0);
+	if (IS_ERR(pid))
+		goto free_perf;
+	/* after the fd table's copy: the pidfd is the parent's alone (unless CLONE_FILES) */
+	if (clone_flags & CLONE_PIDFD) {
+		retval = __pidfd_prepare(pid, O_RDWR | O_CLOEXEC, &pidfile);
+		if (retval < 0)
+			goto free_pid;
+		pidfd = retval;
+		retval = -EFAULT;
+		if (copy_to_user(args->pidfd, &pidfd, sizeof(pidfd)))	/* put_user() */
+			goto put_pidfd;
+	}
 	sched_cgroup_fork(p, args);	/* its place in its class (no cgroups) */
 	spin_lock_irqsave(&sched_lock, flags);
-	p->pid = p->tgid = alloc_pid();
+	p->thread_pid = pid;
+	p->pid = p->tgid = pid_nr_ns(pid, &init_pid_ns);	/* pid_nr() */
 	if (clone_flags & CLONE_THREAD) {	/* a thread: of its creator's group, child of its parent */
 		p->tgid = parent->tgid;
 		p->group_leader = parent->group_leader;
@@ -319,10 +434,18 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		if (p->parent)
 			list_add_tail(&p->sibling, &p->parent->children);
 	}
+	attach_pid(p, PIDTYPE_PID);
 	list_add_tail(&p->tasks, &task_list);
 	spin_unlock_irqrestore(&sched_lock, flags);
+	if (pidfile)
+		fd_install(pidfd, pidfile);
 	trace_task_newtask(p, clone_flags);
 	return p;
+put_pidfd:
+	fput(pidfile);
+	put_unused_fd(pidfd);
+free_pid:
+	free_pid(pid);
 free_perf:
 	perf_event_free_task(p);
 	if (p->io_context)	/* bad_fork_cleanup_io */
@@ -336,13 +459,14 @@ free_stack:
 	free_thread_stack(p->stack);
 free_task:
 	put_task_struct(p);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(retval);
 }
 
 /* A session task's child: the pid the host gave it; its address space is the caller's to make. */
 notrace struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, pid_t tgid)
 {
 	struct task_struct *p = alloc_task();
+	struct pid *thread_pid;
 	unsigned long flags;
 
 	if (!p)
@@ -352,18 +476,28 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 		put_task_struct(p);
 		return NULL;
 	}
-	copy_creds(p, parent);
+	p->real_cred = parent->real_cred;
+	p->cred = parent->cred;
+	if (copy_creds(p, tgid == parent->tgid ? CLONE_THREAD : 0)) {
+		put_task_struct(p);
+		return NULL;
+	}
 	p->flags = PF_FORKNOEXEC;
 	p->pgrp = parent->pgrp;
 	p->sid = parent->sid;
 	p->tty = parent->tty;
+	session_copy_rlimits(parent, p);
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->timer_slack_ns = p->default_timer_slack_ns = parent->timer_slack_ns;
 	p->personality = parent->personality;
 	p->start_time = ktime_get();	/* session_fork: the host's clone time, when known */
-	if (session_copy_sighand(parent, p, tgid && tgid != pid) || copy_files_and_fs_of(parent, p)) {
+	thread_pid = alloc_pid(&init_pid_ns, &pid, 1);	/* the host's: clone3's set_tid */
+	if (IS_ERR(thread_pid) || session_copy_sighand(parent, p, tgid && tgid != pid) ||
+	    copy_files_and_fs_of(parent, p)) {
+		if (!IS_ERR(thread_pid))
+			free_pid(thread_pid);
 		exit_files(p);
 		exit_fs(p);
 		free_thread_stack(p->stack);
@@ -372,10 +506,12 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 	}
 	copy_thread(p, 0, NULL, NULL, NULL);
 	spin_lock_irqsave(&sched_lock, flags);
+	p->thread_pid = thread_pid;
 	p->pid = pid;
 	p->tgid = tgid ? tgid : pid;
 	task_set_parent(p, parent);
 	list_add_tail(&p->sibling, &parent->children);
+	attach_pid(p, PIDTYPE_PID);
 	list_add_tail(&p->tasks, &task_list);
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return p;
@@ -390,6 +526,7 @@ notrace void session_free_process(struct task_struct *p)
 	list_del_init(&p->sibling);
 	list_del_init(&p->tasks);
 	spin_unlock_irqrestore(&sched_lock, flags);
+	detach_pid(p, PIDTYPE_PID);
 	exit_files(p);
 	exit_fs(p);
 	if (p->mm)
@@ -409,17 +546,23 @@ notrace void session_wake_new_task(struct task_struct *parent, struct task_struc
 long kernel_clone(struct kernel_clone_args *args)
 {
 	struct task_struct *p;
+	struct pid *pid;
 	pid_t nr;
 
+	/* clone(2)'s pidfd and parent tid share one pointer */
+	if ((args->flags & CLONE_PIDFD) && (args->flags & CLONE_PARENT_SETTID) && args->pidfd == args->parent_tid)
+		return -EINVAL;
 	if (current->session)	/* the host made the child: take it as it is */
 		return session_clone(args->flags);
 	p = copy_process(current_pt_regs(), NULL, NULL, args);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
-	nr = p->pid;
 	perf_event_fork(current, p);
 	trace_sched_process_fork(current, p);
 	trace_pid_fork(current, p);
+	/* the child's pid, held while it is woken: it may exit and be reaped before we return */
+	pid = get_task_pid(p, PIDTYPE_PID);
+	nr = pid_vnr(pid);
 	if (args->flags & CLONE_PARENT_SETTID)
 		copy_to_user(args->parent_tid, &nr, sizeof(nr));
 	if (args->flags & CLONE_VFORK) {
@@ -437,9 +580,10 @@ long kernel_clone(struct kernel_clone_args *args)
 		if (!READ_ONCE(vfork.done)) {	/* killed: the child must not touch our stack */
 			p->vfork_done = NULL;
 		}
-		return nr;
+	} else {
+		wake_up_new_task(p);
 	}
-	wake_up_new_task(p);
+	put_pid(pid);
 	return nr;
 }
 
@@ -540,7 +684,7 @@ static int clone_flags_valid(unsigned long clone_flags)
 	if ((clone_flags & CLONE_SIGHAND) && !(clone_flags & CLONE_VM))
 		return -EINVAL;
 	if (clone_flags & (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
-			   CLONE_NEWPID | CLONE_NEWNET | CLONE_PIDFD | CLONE_PTRACE))
+			   CLONE_NEWPID | CLONE_NEWNET | CLONE_PTRACE))
 		return -EINVAL;	/* (not modelled) */
 	return 0;
 }
@@ -550,6 +694,7 @@ SYSCALL_DEFINE5(clone, unsigned long, clone_flags, unsigned long, newsp, int *, 
 {
 	struct kernel_clone_args args = {
 		.flags = clone_flags & ~CSIGNAL,
+		.pidfd = parent_tidptr,
 		.parent_tid = parent_tidptr,
 		.child_tid = child_tidptr,
 		.exit_signal = clone_flags & CSIGNAL,

@@ -13,6 +13,7 @@
 #include "../include/trace/ftrace.h"
 #include "../include/trace/ftrace_frame.h"
 #include "../include/trace/probe_stage.h"
+#include "../include/kernel_request.h"
 #include "../include/trace/trigger.h"
 #include "../include/trace/ftrace_dump.h"
 
@@ -821,4 +822,24 @@ notrace unsigned long ftrace_return_to_handler(unsigned long flags)
 	if (unlikely(rs->profile))
 		profile_return(rs, depth ? &t->ret_stack[depth - 1] : NULL, trace_clock_read(this_cpu()));
 	return rs->ret;
+}
+
+/* The ftrace site at site calls tramp (0: what the function tracers want of it again), as
+ * register_ftrace_direct()/unregister_ftrace_direct() of 6.1; the host patches it (and drops every
+ * cpu's translations of the size bytes of code at tramp, which the kernel has just written, and
+ * which it names as kallsyms would: bpf_trampoline_<key>) */
+int ftrace_set_direct(unsigned long site, unsigned long tramp, u32 size, const char *name)
+{
+	struct kernel_req *req = kernel_request_begin();
+	int ret;
+
+	req->op = KERNEL_REQ_FTRACE_DIRECT;
+	req->addr = site;
+	req->offset = tramp;
+	req->is_return = size;
+	if (name)
+		strscpy_pad(req->name, name, sizeof(req->name));
+	ret = kernel_request_post(req);
+	kernel_request_end();
+	return ret;
 }

@@ -6,6 +6,7 @@
  * condition variables and pthread_join use); the requeue and PI operations are ENOSYS.
  */
 #include "../include/syscalls.h"
+#include "../include/pid.h"
 #include "../include/signal.h"
 #include "../include/session.h"
 #include "../include/jhash.h"
@@ -457,7 +458,7 @@ SYSCALL_DEFINE3(get_robust_list, int, pid, struct robust_list_head * *, head_ptr
 
 	spin_lock_irqsave(&sched_lock, flags);
 	if (pid) {
-		p = find_task_by_pid(pid);
+		p = find_task_by_vpid(pid);
 		if (!p) {
 			spin_unlock_irqrestore(&sched_lock, flags);
 			return -ESRCH;

@@ -14,6 +14,7 @@
 #include "trace/ftrace_dump.h"
 #include "trace/probe_stage.h"
 #include "trace/kprobe_perf.h"
+#include "kernel_request.h"
 #include "trace/uprobe_perf.h"
 #include "trace/ring.h"
 #include "trace/trace.h"
@@ -102,6 +103,8 @@ HOST_ABI_CONST(PORT_STDIN);
 HOST_ABI_CONST(PORT_PMU);
 HOST_ABI_CONST(PORT_REPLY);
 HOST_ABI_CONST(PORT_TRACE_FULL);
+HOST_ABI_CONST(PORT_YIELD);
+HOST_ABI_CONST(PORT_FENCE);
 HOST_ABI_OFFSET(hostif_cpu, self);
 HOST_ABI_OFFSET(hostif_cpu, cpu);
 HOST_ABI_OFFSET(hostif_cpu, top_of_stack);
@@ -149,31 +152,32 @@ HOST_ABI_OFFSET(session_ring, produced);
 HOST_ABI_OFFSET(session_ring, retired);
 HOST_ABI_OFFSET(session_ring, retired_upto);
 
-/* include/trace/kprobe_perf.h: the kprobe engine's requests (PORT_KPROBE) */
-HOST_ABI_CONST(PORT_KPROBE);
-HOST_ABI_CONST(KPROBE_REQ_REGISTER);
-HOST_ABI_CONST(KPROBE_REQ_DIRECT);
-HOST_ABI_CONST(KPROBE_REQ_UNREGISTER);
-HOST_ABI_CONST(KPROBE_REQ_PERF_OPEN);
-HOST_ABI_CONST(KPROBE_REQ_PERF_CLOSE);
-HOST_ABI_CONST(KPROBE_REQ_UPROBE_REGISTER);
-HOST_ABI_CONST(KPROBE_REQ_UPROBE_UNREGISTER);
-HOST_ABI_CONST(KPROBE_FUNC_LEN);
+/* include/kernel_request.h: the kernel's requests to the host (PORT_KERNEL_REQ) */
+HOST_ABI_CONST(PORT_KERNEL_REQ);
+HOST_ABI_CONST(KERNEL_REQ_KPROBE_REGISTER);
+HOST_ABI_CONST(KERNEL_REQ_FTRACE_DIRECT);
+HOST_ABI_CONST(KERNEL_REQ_EVENT_ENABLE);
+HOST_ABI_CONST(KERNEL_REQ_KPROBE_UNREGISTER);
+HOST_ABI_CONST(KERNEL_REQ_KPROBE_PERF_OPEN);
+HOST_ABI_CONST(KERNEL_REQ_KPROBE_PERF_CLOSE);
+HOST_ABI_CONST(KERNEL_REQ_UPROBE_REGISTER);
+HOST_ABI_CONST(KERNEL_REQ_UPROBE_UNREGISTER);
+HOST_ABI_CONST(KERNEL_REQ_NAME_LEN);
 HOST_ABI_CONST(PERF_TYPE_KPROBE);
 HOST_ABI_CONST(PERF_TYPE_UPROBE);
 HOST_ABI_CONST(UPROBE_PERF_CONSUMER);
 HOST_ABI_CONST(UPROBE_PERF_MAX);
-HOST_ABI_SIZE(kprobe_host_req);
-HOST_ABI_OFFSET(kprobe_host_req, op);
-HOST_ABI_OFFSET(kprobe_host_req, is_return);
-HOST_ABI_OFFSET(kprobe_host_req, addr);
-HOST_ABI_OFFSET(kprobe_host_req, offset);
-HOST_ABI_OFFSET(kprobe_host_req, probe);
-HOST_ABI_OFFSET(kprobe_host_req, result);
-HOST_ABI_OFFSET(kprobe_host_req, done);
-HOST_ABI_OFFSET(kprobe_host_req, func);
-HOST_ABI_OFFSET(kprobe_host_req, fields);
-HOST_ABI_CONST(KPROBE_FIELDS_LEN);
+HOST_ABI_SIZE(kernel_req);
+HOST_ABI_OFFSET(kernel_req, op);
+HOST_ABI_OFFSET(kernel_req, is_return);
+HOST_ABI_OFFSET(kernel_req, addr);
+HOST_ABI_OFFSET(kernel_req, offset);
+HOST_ABI_OFFSET(kernel_req, probe);
+HOST_ABI_OFFSET(kernel_req, result);
+HOST_ABI_OFFSET(kernel_req, done);
+HOST_ABI_OFFSET(kernel_req, name);
+HOST_ABI_OFFSET(kernel_req, text);
+HOST_ABI_CONST(KERNEL_REQ_TEXT_LEN);
 
 /* include/trace/synth.h */
 HOST_ABI_CONST(SYNTH_EVENTS_MAX);

@@ -95,14 +95,14 @@ const struct host_task_layout host_task_layout __used = {
 	offsetof(struct percpu, trace_clock_step),
 };
 
-/* A request to the host's kprobe engine (trace/kprobe_perf.h): answered later, by the host
- * setting its `done` and raising the call-function vector. */
-notrace void host_kprobe_request(void *req)
+/* A request to the host (kernel_request.h): answered later, by the host setting its `done` and
+ * raising the call-function vector. */
+notrace void host_post_kernel_request(void *req)
 {
 	unsigned long flags = arch_local_irq_save();
 	struct percpu *pc = this_cpu();
 
 	pc->h.db_arg[0] = (u64)req;
-	host_doorbell(PORT_KPROBE, 0);
+	host_doorbell(PORT_KERNEL_REQ, 0);
 	arch_local_irq_restore(flags);
 }

@@ -9,7 +9,7 @@
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 #include "../include/trace/ftrace_dump.h"
-#include "../include/trace/kprobe_perf.h"
+#include "../include/kernel_request.h"
 
 /* arch/x86/include/asm/irq_vectors.h */
 #define FIRST_EXTERNAL_VECTOR	0x20
@@ -148,7 +148,7 @@ static noinline void __sysvec_call_function(struct pt_regs *regs)
 {
 	trace_call_function_entry(CALL_FUNCTION_VECTOR);
 	session_ring_interrupt();
-	kprobe_host_interrupt();
+	kernel_request_interrupt();
 	ftrace_dump_print();
 	if (kthreadd_task && (READ_ONCE(host_requests.tail) != READ_ONCE(host_requests.head) ||
 			      session_roots_pending()))

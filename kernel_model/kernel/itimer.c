@@ -6,6 +6,7 @@
  * signals, are the host's (it has no signal_struct here): ENOSYS.
  */
 #include "../include/syscalls.h"
+#include "../include/pid.h"
 #include "../include/signal.h"
 #include "../include/trace/trace.h"
 
@@ -27,7 +28,7 @@ noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
 	if (p && p->signal == sig) {
 		struct sigqueue_info info = { .code = SI_KERNEL };	/* SEND_SIG_PRIV */
 
-		kill_pid_info(SIGALRM, &info, sig->leader_pid);
+		kill_pid_info(SIGALRM, &info, p->thread_pid);
 	}
 	return HRTIMER_NORESTART;
 }

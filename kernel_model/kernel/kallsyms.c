@@ -12,6 +12,7 @@
 #include "../include/kernel.h"
 #include "../include/kallsyms.h"
 #include "../include/bpf.h"
+#include "../include/bpf_tramp.h"
 
 /* weak: the link's first pass has no table yet (kallsyms_internal.h) */
 extern const int kallsyms_offsets[] __attribute__((weak));
@@ -26,6 +27,7 @@ extern const u16 kallsyms_token_index[] __attribute__((weak));
 /* linked apart from the image's symbols (vmlinux.lds): the ftrace trampoline and the BPF
  * program pack, which stand for Linux's memory outside the kernel image */
 extern char __ftrace_tramp_start[], __ftrace_tramp_end[];
+extern u8 bpf_tramp_area[BPF_TRAMP_AREA_SIZE];	/* the BPF trampolines' pages, likewise */
 
 /* The name at off in kallsyms_names into result (without its type letter, at most maxlen bytes
  * with the NUL); returns the offset of the next name. */
@@ -132,6 +134,8 @@ noinline unsigned long kallsyms_lookup_name(const char *name)
 static notrace bool is_ksym_addr(unsigned long addr)
 {
 	if (addr >= (unsigned long)__ftrace_tramp_start && addr < (unsigned long)__ftrace_tramp_end)
+		return false;
+	if (addr >= (unsigned long)bpf_tramp_area && addr < (unsigned long)bpf_tramp_area + BPF_TRAMP_AREA_SIZE)
 		return false;
 	return addr >= (unsigned long)_stext && addr < (unsigned long)_end;
 }

@@ -3,6 +3,7 @@
  * ksoftirqd/N (softirq.c), rcu_sched (rcu.c) and the kworkers (workqueue.c)
  * start here too. */
 #include "../include/kernel.h"
+#include "../include/mmzone.h"
 #include "../include/fs.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/ring.h"
@@ -139,7 +140,7 @@ int kthreadd(void *unused)
 		}
 		set_current_state(TASK_RUNNING);
 		/* the programs it started that exited */
-		while (do_wait(-1, NULL, WNOHANG) > 0)
+		while (do_wait(-1, NULL, NULL, WNOHANG) > 0)
 			;
 		session_create_roots();
 		while (hr->tail != READ_ONCE(hr->head)) {
@@ -213,4 +214,5 @@ void __init kthreads_init(void)
 	}
 	workqueue_init();
 	init_mm_internals();
+	kswapd_run(0);		/* kswapd_init */
 }

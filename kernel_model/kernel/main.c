@@ -1,9 +1,11 @@
 /* Boot: start_kernel on cpu 0, start_secondary on the others, then init. */
 #include "../include/kernel.h"
+#include "../include/pid.h"
 #include "../include/signal.h"
 #include "../include/net.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
+#include "../include/cred.h"
 
 struct boot_params boot_params __section(".data");
 struct host_requests host_requests __section(".data");
@@ -72,6 +74,8 @@ void __init start_kernel(void)
 		nr_cpu_ids = 1;
 	mem_init();
 	printk_init();
+	cred_init();
+	pid_idr_init();
 	fork_init();
 	signals_init();
 	init_posix_timers();

@@ -5,17 +5,12 @@
  */
 #include "../include/kernel.h"
 #include "../include/mmap_lock.h"
+#include "../include/tlb.h"
 
-#define PAGE_MASK (~(PAGE_SIZE - 1))
 
 /* mm/memory.c: the shared zero page, mapped read-only wherever anonymous memory is read
  * before it is written (_PAGE_SPECIAL: no reference is counted, no one frees it). */
 u8 empty_zero_page[PAGE_SIZE] __aligned(PAGE_SIZE);
-
-static inline bool vma_is_anonymous(struct vm_area_struct *vma)
-{
-	return !vma->vm_ops;
-}
 
 static inline struct page *pte_page(u64 pte)
 {
@@ -126,19 +121,25 @@ static void check_sync_rss_stat(struct task_struct *task)
 }
 
 /* the end of a page table's walk (zap_pte_range, copy_pte_range): its changes at once, under
- * the table's lock as 6.1's (its split pte lock; the mm's page_table_lock here) */
-static inline void add_mm_rss_vec(struct mm_struct *mm, int *rss)
+ * the table's lock as 6.1's (its split pte lock; the mm's page_table_lock here), which the
+ * caller holds */
+static inline void __add_mm_rss_vec(struct mm_struct *mm, int *rss)
 {
 	int i;
 
-	spin_lock(&mm->page_table_lock);
 	if (current->mm == mm)
 		sync_mm_rss(mm);
 	for (i = 0; i < NR_MM_COUNTERS; i++)
 		if (rss[i])
 			add_mm_counter(mm, i, rss[i]);
-	spin_unlock(&mm->page_table_lock);
 	memset(rss, 0, sizeof(int) * NR_MM_COUNTERS);
+}
+
+static inline void add_mm_rss_vec(struct mm_struct *mm, int *rss)
+{
+	spin_lock(&mm->page_table_lock);
+	__add_mm_rss_vec(mm, rss);
+	spin_unlock(&mm->page_table_lock);
 }
 
 /* the walks below go page by page: a page table (6.1's zap_pte_range/copy_pte_range call)
@@ -167,6 +168,12 @@ static inline void map_new_anon_page(struct vm_fault *vmf, struct page *page)
 	do_set_pte(vmf, page, maybe_mkwrite(vmf->vma->vm_page_prot | _PAGE_DIRTY, vmf->vma));
 }
 
+/*
+ * A fault holds the mmap_lock for reading only: another thread of the mm may fault on the same
+ * page at once.  The PTE changes under the table's lock (6.1's pte_offset_map_lock, split per
+ * table; the mm's page_table_lock here), and only if it is still what the fault found
+ * (pte_same): else the other thread's page stays, and this fault's work is undone.
+ */
 static inline void pte_lock(struct vm_fault *vmf)
 {
 	spin_lock(&vmf->vma->vm_mm->page_table_lock);
@@ -177,6 +184,12 @@ static inline void pte_unlock(struct vm_fault *vmf)
 	spin_unlock(&vmf->vma->vm_mm->page_table_lock);
 }
 
+/* under the lock: the PTE changed since the fault read it (vmf_pte_changed) */
+static inline bool pte_changed(struct vm_fault *vmf)
+{
+	return *vmf->pte != vmf->orig_pte;
+}
+
 static inline int do_anonymous_page(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -184,13 +197,21 @@ static inline int do_anonymous_page(struct vm_fault *vmf)
 
 	if (!(vmf->flags & FAULT_FLAG_WRITE) && !(vma->vm_flags & VM_SHARED)) {
 		/* a read: the zero page, until written */
-		*vmf->pte = __pa(empty_zero_page) | (vma->vm_page_prot & ~_PAGE_RW) | _PAGE_SPECIAL;
+		pte_lock(vmf);
+		if (!pte_changed(vmf))
+			*vmf->pte = __pa(empty_zero_page) | (vma->vm_page_prot & ~_PAGE_RW) | _PAGE_SPECIAL;
+		pte_unlock(vmf);
 		return 0;
 	}
 	page = alloc_anon_page(vmf, true);
 	if (!page)
 		return VM_FAULT_OOM;
 	pte_lock(vmf);
+	if (pte_changed(vmf)) {
+		pte_unlock(vmf);
+		put_page(page);
+		return 0;
+	}
 	map_new_anon_page(vmf, page);
 	pte_unlock(vmf);
 	return 0;
@@ -208,6 +229,11 @@ noinline int finish_fault(struct vm_fault *vmf)
 	struct vm_area_struct *vma = vmf->vma;
 
 	pte_lock(vmf);
+	if (pte_changed(vmf)) {	/* another thread mapped it: its page stays */
+		pte_unlock(vmf);
+		put_page(vmf->cow_page ? vmf->cow_page : vmf->page);
+		return 0;
+	}
 	if ((vmf->flags & FAULT_FLAG_WRITE) && !(vma->vm_flags & VM_SHARED)) {	/* did we COW? */
 		map_new_anon_page(vmf, vmf->cow_page);
 	} else {
@@ -263,6 +289,11 @@ noinline int wp_page_copy(struct vm_fault *vmf)
 	if (!(old & _PAGE_SPECIAL))
 		memcpy(page_address(page), pte_addr(old), PAGE_SIZE);
 	pte_lock(vmf);
+	if (pte_changed(vmf)) {	/* another thread broke the COW first */
+		pte_unlock(vmf);
+		put_page(page);
+		return 0;
+	}
 	map_new_anon_page(vmf, page);
 	if (!(old & _PAGE_SPECIAL))
 		dec_mm_counter_fast(vmf->vma->vm_mm, mm_counter(pte_page(old)));
@@ -272,6 +303,7 @@ noinline int wp_page_copy(struct vm_fault *vmf)
 	return 0;
 }
 
+/* Called with the PTE's lock held (and the PTE as the fault found it); drops it. */
 noinline int do_wp_page(struct vm_fault *vmf)
 {
 	u64 pte = vmf->orig_pte;
@@ -279,6 +311,7 @@ noinline int do_wp_page(struct vm_fault *vmf)
 
 	if (vmf->vma->vm_flags & VM_SHARED) {
 		*vmf->pte = pte | _PAGE_RW | _PAGE_DIRTY;
+		pte_unlock(vmf);
 		flush_tlb_page(vmf->vma, vmf->address);
 		return 0;
 	}
@@ -286,19 +319,27 @@ noinline int do_wp_page(struct vm_fault *vmf)
 	if (page && (page->flags & PG_anon) && page_count(page) == 1) {
 		/* wp_page_reuse(): no one else maps it any more */
 		*vmf->pte = maybe_mkwrite(pte | _PAGE_DIRTY, vmf->vma);
+		pte_unlock(vmf);
 		flush_tlb_page(vmf->vma, vmf->address);
 		return 0;
 	}
+	pte_unlock(vmf);	/* (wp_page_copy allocates, then checks the PTE again) */
 	return wp_page_copy(vmf);
 }
 
 static inline int handle_pte_fault(struct vm_fault *vmf)
 {
-	vmf->orig_pte = *vmf->pte;
+	vmf->orig_pte = READ_ONCE(*vmf->pte);
 	if (!(vmf->orig_pte & _PAGE_PRESENT))
 		return vma_is_anonymous(vmf->vma) ? do_anonymous_page(vmf) : do_fault(vmf);
+	pte_lock(vmf);
+	if (pte_changed(vmf)) {	/* another thread changed it meanwhile: its fault did the work */
+		pte_unlock(vmf);
+		return 0;
+	}
 	if ((vmf->flags & FAULT_FLAG_WRITE) && !(vmf->orig_pte & _PAGE_RW))
 		return do_wp_page(vmf);
+	pte_unlock(vmf);
 	/* spurious: another thread got there first, or a stale TLB entry */
 	flush_tlb_page(vmf->vma, vmf->address);
 	return 0;
@@ -320,6 +361,63 @@ static noinline int __handle_mm_fault(struct vm_area_struct *vma, unsigned long 
 	return handle_pte_fault(&vmf);
 }
 
+/* The mmap_lock for a fault (mmap_read_trylock, then mmap_read_lock_killable), unless a fault
+ * of the kernel's comes from code that may not fault (no fixup): it may hold the lock already. */
+static inline bool get_mmap_lock_carefully(struct mm_struct *mm, struct pt_regs *regs)
+{
+	if (likely(mmap_read_trylock(mm)))
+		return true;
+	if (regs && !user_mode(regs) && !search_exception_tables(regs->ip))
+		return false;
+	return !mmap_read_lock_killable(mm);
+}
+
+/* No atomic upgrade of a read lock (6.1's mmap_upgrade_trylock() has none yet): it is let go
+ * and the write lock taken, so the caller looks the VMA up again. */
+static inline bool upgrade_mmap_lock_carefully(struct mm_struct *mm, struct pt_regs *regs)
+{
+	mmap_read_unlock(mm);
+	if (regs && !user_mode(regs) && !search_exception_tables(regs->ip))
+		return false;
+	return !mmap_write_lock_killable(mm);
+}
+
+/*
+ * do_user_addr_fault's: the mmap_lock held for reading and the VMA at addr, or NULL (and no
+ * lock).  A stack that must grow down to addr grows with the lock held for writing, which is
+ * then downgraded: a stack's VMA never changes under readers (6.1.192's, after the StackRot fix).
+ */
+noinline struct vm_area_struct *lock_mm_and_find_vma(struct mm_struct *mm, unsigned long addr,
+						     struct pt_regs *regs)
+{
+	struct vm_area_struct *vma;
+
+	if (!get_mmap_lock_carefully(mm, regs))
+		return NULL;
+	vma = find_vma(mm, addr);
+	if (likely(vma && vma->vm_start <= addr))
+		return vma;
+	if (!vma || !(vma->vm_flags & VM_GROWSDOWN)) {
+		mmap_read_unlock(mm);
+		return NULL;
+	}
+	if (!upgrade_mmap_lock_carefully(mm, regs))
+		return NULL;
+	vma = find_vma(mm, addr);
+	if (!vma)
+		goto fail;
+	if (vma->vm_start <= addr)
+		goto success;
+	if (!(vma->vm_flags & VM_GROWSDOWN) || expand_stack_locked(vma, addr))
+		goto fail;
+success:
+	mmap_write_downgrade(mm);
+	return vma;
+fail:
+	mmap_write_unlock(mm);
+	return NULL;
+}
+
 /* The caller holds mmap_lock and checked the access against the VMA. */
 noinline int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
 			     struct pt_regs *regs)
@@ -330,59 +428,77 @@ noinline int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, 
 }
 
 /* ---- page-table walks over a VMA's range ---- */
-/* The pages mapped in [start, end) of the VMA unmapped and their references dropped
- * (zap_p4d_range → ... → zap_pte_range, inline in 6.1). */
-noinline void unmap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+struct zap_details;	/* (which pages a zap takes: always NULL here, every one) */
+/*
+ * The pages mapped in [start, end) of the VMA unmapped, their references gathered in tlb
+ * (zap_p4d_range → ... → zap_pte_range, inline in 6.1): freed once the TLBs forgot them, at
+ * the caller's tlb_finish_mmu, or here when the batches are full (force_flush).
+ */
+noinline void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
+			       unsigned long end, struct zap_details *details)
 {
+	struct mm_struct *mm = vma->vm_mm;
 	int rss[NR_MM_COUNTERS] = { 0 };
-	bool table = false;
+	bool table = false, force_flush = false;
 	unsigned long addr;
 
 	for (addr = start; addr < end; addr += PAGE_SIZE) {
-		u64 *pte = lookup_pte(vma->vm_mm, addr, false), old;
+		u64 *pte = lookup_pte(mm, addr, false), old;
 		struct page *page;
 
+		/* a table's PTEs under its lock (madvise's zap holds the mmap_lock for reading only:
+		 * a fault of another thread may map one of them at once) */
+		if (pte && !table)
+			spin_lock(&mm->page_table_lock);
 		table |= pte != NULL;
 		if (pte && (*pte & _PAGE_PRESENT)) {
 			old = *pte;
 			*pte = 0;
-			flush_tlb_page(vma, addr);
+			tlb_remove_tlb_entry(tlb, vma, addr);
 			page = vm_normal_page(vma, addr, old);
 			if (page) {
 				rss[mm_counter(page)]--;
-				put_page(page);
+				force_flush = __tlb_remove_page(tlb, page);
 			}
 		}
-		if (table && pte_table_end(addr, end)) {
-			add_mm_rss_vec(vma->vm_mm, rss);
+		if (table && (force_flush || pte_table_end(addr, end))) {
+			__add_mm_rss_vec(mm, rss);
+			spin_unlock(&mm->page_table_lock);
 			table = false;
+		}
+		if (force_flush) {	/* no room for more: free these before going on */
+			tlb_flush_mmu(tlb);
+			force_flush = false;
 		}
 	}
 }
 
 /* The part of [start_addr, end_addr) in the VMA. */
-static noinline void unmap_single_vma(struct vm_area_struct *vma, unsigned long start_addr,
-				      unsigned long end_addr)
+static noinline void unmap_single_vma(struct mmu_gather *tlb, struct vm_area_struct *vma,
+				      unsigned long start_addr, unsigned long end_addr, struct zap_details *details)
 {
 	unsigned long start = max(vma->vm_start, start_addr), end = min(vma->vm_end, end_addr);
 
 	if (start < end)
-		unmap_page_range(vma, start, end);
+		unmap_page_range(tlb, vma, start, end, details);
 }
 
 /* munmap's: the range of the VMA (6.1 walks the maple tree's VMAs from vma on to end_addr;
- * unmap_region gives one VMA at a time here), then the TLBs' entries for it. */
-noinline void unmap_vmas(struct vm_area_struct *vma, unsigned long start_addr, unsigned long end_addr)
+ * unmap_region gives one VMA at a time here) */
+noinline void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start_addr,
+			 unsigned long end_addr)
 {
-	unmap_single_vma(vma, start_addr, end_addr);
-	flush_tlb_mm_range(vma->vm_mm, start_addr, end_addr);	/* tlb_finish_mmu */
+	unmap_single_vma(tlb, vma, start_addr, end_addr, NULL);
 }
 
-/* madvise(MADV_DONTNEED)'s (zap_page_range in 6.1.0, the same walk). */
+/* madvise(MADV_DONTNEED)'s (zap_page_range in 6.1.0: its own gather around the same walk) */
 noinline void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
-	unmap_single_vma(vma, start, end);
-	flush_tlb_mm_range(vma->vm_mm, start, end);
+	struct mmu_gather tlb;
+
+	tlb_gather_mmu(&tlb, vma->vm_mm);
+	unmap_single_vma(&tlb, vma, start, end, NULL);
+	tlb_finish_mmu(&tlb);
 }
 
 /* fork: the child maps the parent's pages; private writable ones become copy-on-write in both. */

@@ -4,6 +4,7 @@
 #include "../include/uprobes.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
+#include "../include/mmap_lock.h"
 
 #define PTE_P _PAGE_PRESENT
 #define PTE_W _PAGE_RW
@@ -93,7 +94,7 @@ static noinline struct mm_struct *mm_init(struct mm_struct *mm, struct task_stru
 	mm->mm_count = 1;
 	mm->task_size = TASK_SIZE_MAX;
 	INIT_LIST_HEAD(&mm->mm_mt.vmas);
-	__mutex_init(&mm->mmap_lock);
+	mmap_init_lock(mm);
 	mm->owner = p;	/* mm_init_owner() */
 	return mm;
 }
@@ -108,17 +109,22 @@ struct mm_struct *mm_alloc(void)
 }
 
 /* ---- page-table pages (mm/memory.c, arch/x86/mm/pgtable.c) ---- */
-/* A table the walk found missing, installed where the entry is still empty (another
- * thread of the mm may have installed one meanwhile: then the new one goes back). */
+/* A table the walk found missing, installed under the mm's page_table_lock where the entry is
+ * still empty (another thread's fault, under the mmap_lock for reading too, may have installed
+ * one meanwhile: then the new one goes back), as 6.1's __pud_alloc, __pmd_alloc. */
 static inline int install_table(struct mm_struct *mm, u64 *entry, void *table)
 {
 	if (!table)
 		return -ENOMEM;
-	if (__sync_bool_compare_and_swap(entry, 0, __pa(table) | PTE_P | PTE_W | PTE_U)) {
+	spin_lock(&mm->page_table_lock);
+	if (!(*entry & PTE_P)) {
 		__atomic_add_fetch(&mm->pgtables_bytes, PAGE_SIZE, __ATOMIC_RELAXED);	/* mm_inc_nr_puds/pmds */
-		return 0;
+		WRITE_ONCE(*entry, __pa(table) | PTE_P | PTE_W | PTE_U);
+		table = NULL;
 	}
-	free_page(table);
+	spin_unlock(&mm->page_table_lock);
+	if (table)
+		free_page(table);
 	return 0;
 }
 
@@ -141,10 +147,13 @@ noinline void *pte_alloc_one(struct mm_struct *mm)
 /* The PTE table into the PMD entry, unless one is there already (then the caller frees it). */
 noinline void pmd_install(struct mm_struct *mm, u64 *pmd, void **pte)
 {
-	if (__sync_bool_compare_and_swap(pmd, 0, __pa(*pte) | PTE_P | PTE_W | PTE_U)) {
+	spin_lock(&mm->page_table_lock);	/* pmd_lock() */
+	if (!(*pmd & PTE_P)) {
 		__atomic_add_fetch(&mm->pgtables_bytes, PAGE_SIZE, __ATOMIC_RELAXED);	/* mm_inc_nr_ptes */
+		WRITE_ONCE(*pmd, __pa(*pte) | PTE_P | PTE_W | PTE_U);
 		*pte = NULL;
 	}
+	spin_unlock(&mm->page_table_lock);
 }
 
 noinline int __pte_alloc(struct mm_struct *mm, u64 *pmd)

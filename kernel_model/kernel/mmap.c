@@ -9,6 +9,8 @@
  */
 #include "../include/fs.h"
 #include "../include/mmap_lock.h"
+#include "../include/cred.h"
+#include "../include/tlb.h"
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
 #include "../include/fs.h"
@@ -21,26 +23,7 @@
 
 #define PROT_GROWSDOWN	0x01000000
 #define PROT_GROWSUP	0x02000000
-#define MAP_SHARED	0x01
-#define MAP_PRIVATE	0x02
-#define MAP_SHARED_VALIDATE 0x03
-#define MAP_TYPE	0x0f
-#define MAP_FIXED	0x10
-#define MAP_ANONYMOUS	0x20
-#define MAP_GROWSDOWN	0x0100
-#define MAP_DENYWRITE	0x0800
-#define MAP_EXECUTABLE	0x1000
-#define MAP_LOCKED	0x2000
-#define MAP_NORESERVE	0x4000
-#define MAP_POPULATE	0x8000
-#define MAP_NONBLOCK	0x10000
-#define MAP_STACK	0x20000
-#define MAP_FIXED_NOREPLACE 0x100000
-#define MAX_MAP_COUNT	65530		/* sysctl_max_map_count */
 #define MMAP_GAP	(128UL << 20)	/* mmap_base(): TASK_SIZE less the stack's gap, at least 128 MiB */
-#define PAGE_MASK	(~(PAGE_SIZE - 1))
-#define PAGE_ALIGN(x)	ALIGN(x, PAGE_SIZE)
-#define offset_in_page(p) ((unsigned long)(p) & (PAGE_SIZE - 1))
 #define stack_guard_gap	(256UL << 12)	/* 256 pages, as 6.1's default */
 
 static void mm_release_pool_files(struct mm_struct *mm, u64 mask, bool all);
@@ -214,6 +197,43 @@ noinline struct vm_area_struct *vma_merge(struct mm_struct *mm, struct vm_area_s
 	return prev;
 }
 
+/* mremap's new VMA for [addr, addr+len) of vma's pages from pgoff (mm/mmap.c): the VMA before
+ * the place extended over it where they are alike (maybe the source itself: *vmap then is
+ * that one), else a copy of vma there; NULL: no memory, or the place is taken. */
+noinline struct vm_area_struct *copy_vma(struct vm_area_struct **vmap, unsigned long addr, unsigned long len,
+					 unsigned long pgoff, bool *need_rmap_locks)
+{
+	struct vm_area_struct *vma = *vmap, *new_vma, *prev;
+	unsigned long vma_start = vma->vm_start;
+	struct mm_struct *mm = vma->vm_mm;
+
+	/* an anonymous VMA's offset follows its place (the model keeps no anon_vma: its pages
+	 * are the page tables' alone, so it is as one never faulted) */
+	if (!vma->vm_ops && !vma->vm_file)
+		pgoff = addr >> PAGE_SHIFT;
+	new_vma = find_vma(mm, addr);
+	if (new_vma && new_vma->vm_start < addr + len)
+		return NULL;
+	prev = new_vma ? vma_prev(mm, new_vma) : (list_empty(&mm->mm_mt.vmas) ? NULL :
+		list_entry(mm->mm_mt.vmas.prev, struct vm_area_struct, vm_list));
+	new_vma = vma_merge(mm, prev, addr, addr + len, vma->vm_flags, vma->vm_ops, vma->vm_private_data, pgoff);
+	if (new_vma) {
+		if (vma_start >= new_vma->vm_start && vma_start < new_vma->vm_end)
+			*vmap = new_vma;	/* the source was merged into it */
+		*need_rmap_locks = new_vma->vm_pgoff <= (*vmap)->vm_pgoff;
+		return new_vma;
+	}
+	new_vma = vm_area_dup(vma);	/* (holds the file too) */
+	if (!new_vma)
+		return NULL;
+	new_vma->vm_start = addr;
+	new_vma->vm_end = addr + len;
+	new_vma->vm_pgoff = pgoff;
+	vma_link(mm, new_vma);
+	*need_rmap_locks = false;
+	return new_vma;
+}
+
 /* Cut vma in two at addr (see __split_vma), unless the mm has as many VMAs as it may
  * (vm.max_map_count): mprotect's and madvise's splits */
 noinline int split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr, int new_below)
@@ -338,8 +358,13 @@ noinline void vm_stat_account(struct mm_struct *mm, unsigned long flags, long np
 noinline void unmap_region(struct mm_struct *mm, struct vm_area_struct *vma,
 			   unsigned long start, unsigned long end)
 {
-	if (!mm_host_vmas(mm))	/* (a host's VMA has no pages here) */
-		unmap_vmas(vma, start, end);
+	struct mmu_gather tlb;
+
+	if (mm_host_vmas(mm))	/* (a host's VMA has no pages here) */
+		return;
+	tlb_gather_mmu(&tlb, mm);
+	unmap_vmas(&tlb, vma, start, end);
+	tlb_finish_mmu(&tlb);	/* (no free_pgtables: the tables stay until exit) */
 }
 
 /* Remove [start, start+len) from the address space. */
@@ -369,6 +394,8 @@ noinline int do_mas_align_munmap(struct mm_struct *mm, unsigned long start, unsi
 		}
 		unmap_region(mm, vma, vma->vm_start, vma->vm_end);
 		mm->total_vm -= (vma->vm_end - vma->vm_start) >> 12;
+		if (vma->vm_flags & VM_LOCKED)
+			mm->locked_vm -= (vma->vm_end - vma->vm_start) >> 12;
 		vma_unlink(mm, vma);
 		vm_area_free(vma);
 	}
@@ -444,14 +471,39 @@ static noinline unsigned long count_vma_pages_range(struct mm_struct *mm, unsign
 	return nr_pages;
 }
 
+static bool data_rlimit_warned;
+
+/* May len more be locked (MAP_LOCKED, mlockall(MCL_FUTURE)): within RLIMIT_MEMLOCK, or CAP_IPC_LOCK */
+noinline int mlock_future_check(struct mm_struct *mm, unsigned long flags, unsigned long len)
+{
+	unsigned long locked, lock_limit;
+
+	if (flags & VM_LOCKED) {	/* MAP_LOCKED, or mlockall(MCL_FUTURE) */
+		locked = (len >> PAGE_SHIFT) + mm->locked_vm;
+		lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+		if (locked > lock_limit && !capable(CAP_IPC_LOCK))
+			return -EAGAIN;
+	}
+	return 0;
+}
+
 /* Within RLIMIT_AS, and RLIMIT_DATA for a private writable mapping? */
 noinline bool may_expand_vm(struct mm_struct *mm, unsigned long flags, unsigned long npages)
 {
-	if (mm->total_vm + npages > task_rlimit(current, RLIMIT_AS) >> PAGE_SHIFT)
+	if (mm->total_vm + npages > rlimit(RLIMIT_AS) >> PAGE_SHIFT)
 		return false;
 	if ((flags & (VM_WRITE | VM_SHARED | VM_GROWSDOWN)) == VM_WRITE &&	/* is_data_mapping */
-	    mm->data_vm + npages > task_rlimit(current, RLIMIT_DATA) >> PAGE_SHIFT)
-		return false;	/* (no ignore_rlimit_data; limits are never 0 here) */
+	    mm->data_vm + npages > rlimit(RLIMIT_DATA) >> PAGE_SHIFT) {
+		/* Valgrind's workaround: a soft limit of 0 lets the hard one count */
+		if (rlimit(RLIMIT_DATA) == 0 && mm->data_vm + npages <= rlimit_max(RLIMIT_DATA) >> PAGE_SHIFT)
+			return true;
+		if (!data_rlimit_warned) {	/* pr_warn_once(); no ignore_rlimit_data boot option */
+			data_rlimit_warned = true;
+			pr_warn("%s (%d): VmData %lu exceed data ulimit %lu. Update limits or use boot option ignore_rlimit_data.\n",
+				current->comm, current->pid, (mm->data_vm + npages) << PAGE_SHIFT, rlimit(RLIMIT_DATA));
+		}
+		return false;
+	}
 	return true;
 }
 
@@ -499,6 +551,8 @@ static notrace unsigned long __mmap_region(struct file *file, const struct vm_op
 				vm_flags & VM_SHARED ? MAP_SHARED : MAP_PRIVATE);
 out:
 	vm_stat_account(mm, vm_flags, len >> 12);
+	if (vm_flags & VM_LOCKED)
+		mm->locked_vm += len >> PAGE_SHIFT;
 	return addr;
 }
 
@@ -595,9 +649,16 @@ static unsigned long __do_mmap(struct file *file, const struct vm_operations_str
 		return addr;
 	if (flags & MAP_FIXED_NOREPLACE && find_vma_intersection(mm, addr, addr + len))
 		return -EEXIST;
-	vm_flags = calc_vm_prot_bits(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
+	vm_flags = calc_vm_prot_bits(prot) | mm->def_flags | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
 	if (flags & MAP_GROWSDOWN)
 		vm_flags |= VM_GROWSDOWN;
+	if (flags & MAP_LOCKED) {
+		if (!can_do_mlock())
+			return -EPERM;
+		vm_flags |= VM_LOCKED;
+	}
+	if (mlock_future_check(mm, vm_flags, len))
+		return -EAGAIN;
 	if (file) {
 		/* a regular file's pages come from reads of it (file_vm_ops); other files have
 		 * no ->mmap here, but a host process's mapping is bookkeeping only: the host made
@@ -644,29 +705,55 @@ static unsigned long __do_mmap(struct file *file, const struct vm_operations_str
 	if (flags & MAP_NORESERVE)
 		vm_flags |= VM_NORESERVE;
 	addr = __mmap_region(file, ops, priv, addr, len, vm_flags, pgoff);
-	if (!IS_ERR((void *)addr) && (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE)
+	if (!IS_ERR((void *)addr) && (((flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE) ||
+				       (vm_flags & VM_LOCKED_MASK) == VM_LOCKED))
 		*populate = len;
 	return addr;
 }
 
-/* mm/gup.c: fault the range in now (MAP_POPULATE, shared anonymous memory) */
+/* mm/gup.c: fault the range's pages in now (MAP_POPULATE, shared anonymous memory, mlock):
+ * VMA by VMA, passing over I/O mappings and those locked on fault; one that cannot be read
+ * (PROT_NONE: check_vma_flags without FOLL_FORCE) or whose fault fails is EFAULT (ENOMEM for
+ * no memory), or passed over with ignore_errors.  A session task's pages are the host's: its
+ * VMAs are checked, not faulted. */
 noinline int __mm_populate(unsigned long start, unsigned long len, int ignore_errors)
 {
 	struct mm_struct *mm = current->mm;
-	unsigned long addr;
+	unsigned long addr, end = start + len;
+	struct vm_area_struct *vma;
+	int fault;
 
-	for (addr = start; addr < start + len; addr += PAGE_SIZE) {
-		struct vm_area_struct *vma = find_vma(mm, addr);
-		u64 *pte;
-
-		if (!vma || vma->vm_start > addr)
-			return -ENOMEM;
-		pte = lookup_pte(mm, addr, false);
-		if (pte && (*pte & _PAGE_PRESENT))
+	for (addr = start; addr < end; addr += PAGE_SIZE) {
+		vma = find_vma(mm, addr);
+		if (!vma || vma->vm_start >= end)
+			break;
+		if (addr < vma->vm_start)
+			addr = vma->vm_start;
+		if ((vma->vm_flags & (VM_IO | VM_PFNMAP | VM_LOCKONFAULT)) ||
+		    (!(vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)) && ignore_errors)) {
+			addr = vma->vm_end - PAGE_SIZE;	/* the next VMA */
 			continue;
-		if (handle_mm_fault(vma, addr, (vma->vm_flags & VM_WRITE) ? FAULT_FLAG_WRITE : 0,
-				    NULL) & VM_FAULT_ERROR)
-			return -ENOMEM;
+		}
+		if (!(vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
+			return -EFAULT;
+		if (mm_host_vmas(mm)) {	/* a session task's: the checks only, the host faulted them */
+			addr = vma->vm_end - PAGE_SIZE;
+			continue;
+		}
+		{
+			u64 *pte = lookup_pte(mm, addr, false);
+
+			if (pte && (*pte & _PAGE_PRESENT))
+				continue;
+		}
+		fault = handle_mm_fault(vma, addr, (vma->vm_flags & VM_WRITE) ? FAULT_FLAG_WRITE : 0, NULL);
+		if (!(fault & VM_FAULT_ERROR))
+			continue;
+		if (ignore_errors) {
+			addr = vma->vm_end - PAGE_SIZE;
+			continue;
+		}
+		return fault & VM_FAULT_OOM ? -ENOMEM : -EFAULT;
 	}
 	return 0;
 }
@@ -858,12 +945,14 @@ noinline int do_brk_flags(struct mm_struct *mm, struct vm_area_struct *vma, unsi
 	}
 	mm->total_vm += len >> 12;
 	mm->data_vm += len >> 12;
+	if (flags & VM_LOCKED)
+		mm->locked_vm += len >> 12;
 	return 0;
 }
 
 /* May the heap (or a brk-like mapping) take [addr, addr + len)?  get_unmapped_area's checks of
- * a fixed range (under TASK_SIZE, the LSM's mmap_min_addr); 6.1's mlock_future_check() after
- * it has nothing to count: no mlockall() here, def_flags never holds VM_LOCKED */
+ * a fixed range (under TASK_SIZE, the LSM's mmap_min_addr), and RLIMIT_MEMLOCK after
+ * mlockall(MCL_FUTURE) */
 noinline int check_brk_limits(unsigned long addr, unsigned long len)
 {
 	unsigned long mapped_addr;
@@ -871,7 +960,7 @@ noinline int check_brk_limits(unsigned long addr, unsigned long len)
 	mapped_addr = get_unmapped_area(NULL, addr, len, 0, MAP_FIXED);
 	if (IS_ERR((void *)mapped_addr))
 		return mapped_addr;
-	return 0;
+	return mlock_future_check(current->mm, current->mm->def_flags, len);
 }
 
 /* An anonymous mapping at addr (ELF bss, brk) */
@@ -900,6 +989,15 @@ noinline int vm_brk_flags(unsigned long addr, unsigned long request, unsigned lo
 	return ret;
 }
 
+/* include/linux/mm.h: the heap from start to new and the data segment within the limit */
+static inline int check_data_rlimit(unsigned long rlim, unsigned long new, unsigned long start,
+				    unsigned long end_data, unsigned long start_data)
+{
+	if (rlim < RLIM_INFINITY && (new - start) + (end_data - start_data) > rlim)
+		return -ENOSPC;
+	return 0;
+}
+
 SYSCALL_DEFINE1(brk, unsigned long, brk)
 {
 	struct mm_struct *mm = current->mm;
@@ -909,6 +1007,9 @@ SYSCALL_DEFINE1(brk, unsigned long, brk)
 	mmap_write_lock(mm);
 	origbrk = mm->brk;
 	if (brk < mm->start_brk)
+		goto out;
+	/* RLIMIT_DATA before the page rounding, which could let the heap past an unaligned limit */
+	if (check_data_rlimit(rlimit(RLIMIT_DATA), brk, mm->start_brk, mm->end_data, mm->start_data))
 		goto out;
 	newbrk = PAGE_ALIGN(brk);
 	oldbrk = PAGE_ALIGN(mm->brk);
@@ -934,14 +1035,17 @@ SYSCALL_DEFINE1(brk, unsigned long, brk)
 	if (do_brk_flags(mm, brkvma, oldbrk, newbrk - oldbrk, 0) < 0)
 		goto out;
 	mm->brk = brk;
+	/* mlockall(MCL_FUTURE): the heap's new pages are faulted in */
+	if ((mm->def_flags & VM_LOCKED) && !mm_host_vmas(mm))
+		__mm_populate(oldbrk, newbrk - oldbrk, 1);
 out:
 	brk = mm->brk;
 	mmap_write_unlock(mm);
 	return brk;
 }
 
-/* ---- the stack ---- */
-noinline int expand_stack(struct vm_area_struct *vma, unsigned long address)
+/* ---- the stack (grown with the mmap_lock held for writing: lock_mm_and_find_vma, exec) ---- */
+noinline int expand_downwards(struct vm_area_struct *vma, unsigned long address)
 {
 	struct vm_area_struct *prev;
 	unsigned long grow;
@@ -953,12 +1057,19 @@ noinline int expand_stack(struct vm_area_struct *vma, unsigned long address)
 	if (prev && prev->vm_end + stack_guard_gap > address && (prev->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
 		return -ENOMEM;
 	grow = (vma->vm_start - address) >> 12;
-	if (((vma->vm_end - address) >> 12) > (8UL << 20) / PAGE_SIZE)	/* RLIMIT_STACK, 8 MiB */
+	if (vma->vm_end - address > rlimit(RLIMIT_STACK))	/* acct_stack_growth's limit */
 		return -ENOMEM;
 	vma->vm_start = address;
 	vma->vm_pgoff -= grow;
 	vm_stat_account(vma->vm_mm, vma->vm_flags, grow);	/* acct_stack_growth */
 	return 0;
+}
+
+noinline int expand_stack_locked(struct vm_area_struct *vma, unsigned long address)
+{
+	if (unlikely(!(vma->vm_flags & VM_GROWSDOWN)))
+		return -EINVAL;
+	return expand_downwards(vma, address);
 }
 
 /*
@@ -1060,6 +1171,7 @@ noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 			break;
 		}
 		tmp->vm_mm = mm;
+		tmp->vm_flags &= ~VM_LOCKED_MASK;	/* locks are not inherited by fork */
 		list_add_tail(&tmp->vm_list, &mm->mm_mt.vmas);
 		mm->map_count++;
 		if ((mpnt->vm_flags & 0x02000000UL /* VM_WIPEONFORK: the child's starts empty */) ||

@@ -4,10 +4,12 @@
  * spins while the owner runs on a cpu (CONFIG_MUTEX_SPIN_ON_OWNER), then
  * queues on wait_list and sleeps until mutex_unlock() wakes the first
  * waiter.  A waiter that wakes and loses the race again asks for a handoff:
- * the next unlock passes the lock to it directly.  lock:contention_begin and
+ * the next unlock passes the lock to it directly.  An interruptible (killable) waiter
+ * gives up with -EINTR when a signal (SIGKILL) is pending.  lock:contention_begin and
  * contention_end bracket every wait, as in Linux 6.1.
  */
 #include "../include/kernel.h"
+#include "../include/signal.h"
 #include "../include/trace/trace.h"
 
 #define MUTEX_FLAG_WAITERS	0x01	/* wait_list is not empty: unlock must wake */
@@ -187,6 +189,7 @@ static noinline int __sched __mutex_lock(struct mutex *lock, unsigned int state,
 				 void *nest_lock, unsigned long ip)
 {
 	struct mutex_waiter waiter;
+	int ret = 0;
 
 	preempt_disable();
 	trace_contention_begin(lock, LCB_F_MUTEX | LCB_F_SPIN);
@@ -208,6 +211,10 @@ static noinline int __sched __mutex_lock(struct mutex *lock, unsigned int state,
 		/* under wait_lock: an unlock that handed the lock over is seen here */
 		if (__mutex_trylock(lock))
 			goto acquired;
+		if (signal_pending_state(state, current)) {
+			ret = -EINTR;
+			goto err;
+		}
 		raw_spin_unlock(&lock->wait_lock);
 		schedule_preempt_disabled();
 		first = __mutex_waiter_is_first(lock, &waiter);
@@ -231,6 +238,13 @@ skip_wait:
 	raw_spin_unlock(&lock->wait_lock);
 	preempt_enable();
 	return 0;
+err:
+	set_current_state(TASK_RUNNING);
+	__mutex_remove_waiter(lock, &waiter);
+	raw_spin_unlock(&lock->wait_lock);
+	trace_contention_end(lock, ret);
+	preempt_enable();
+	return ret;
 }
 
 static noinline void __sched __mutex_lock_slowpath(struct mutex *lock)
@@ -238,13 +252,43 @@ static noinline void __sched __mutex_lock_slowpath(struct mutex *lock)
 	__mutex_lock(lock, TASK_UNINTERRUPTIBLE, 0, NULL, _RET_IP_);
 }
 
-void __sched mutex_lock(struct mutex *lock)
+static noinline int __sched __mutex_lock_interruptible_slowpath(struct mutex *lock)
+{
+	return __mutex_lock(lock, TASK_INTERRUPTIBLE, 0, NULL, _RET_IP_);
+}
+
+static noinline int __sched __mutex_lock_killable_slowpath(struct mutex *lock)
+{
+	return __mutex_lock(lock, TASK_KILLABLE, 0, NULL, _RET_IP_);
+}
+
+/* the uncontended lock: the owner word from 0 to current */
+static __always_inline bool __mutex_trylock_fast(struct mutex *lock)
 {
 	unsigned long zero = 0;
 
-	if (!__atomic_compare_exchange_n(&lock->owner, &zero, (unsigned long)current, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	return __atomic_compare_exchange_n(&lock->owner, &zero, (unsigned long)current, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+void __sched mutex_lock(struct mutex *lock)
+{
+	if (!__mutex_trylock_fast(lock))
 		__mutex_lock_slowpath(lock);
+}
+
+int __sched mutex_lock_interruptible(struct mutex *lock)
+{
+	if (__mutex_trylock_fast(lock))
+		return 0;
+	return __mutex_lock_interruptible_slowpath(lock);
+}
+
+int __sched mutex_lock_killable(struct mutex *lock)
+{
+	if (__mutex_trylock_fast(lock))
+		return 0;
+	return __mutex_lock_killable_slowpath(lock);
 }
 
 int __sched mutex_trylock(struct mutex *lock)
@@ -256,6 +300,7 @@ static noinline void __sched __mutex_unlock_slowpath(struct mutex *lock, unsigne
 {
 	struct task_struct *next = NULL;
 	unsigned long owner = READ_ONCE(lock->owner);
+	DEFINE_WAKE_Q(wake_q);
 
 	/* let go at once, unless the first waiter asked for a handoff */
 	for (;;) {
@@ -269,13 +314,16 @@ static noinline void __sched __mutex_unlock_slowpath(struct mutex *lock, unsigne
 		}
 	}
 	raw_spin_lock(&lock->wait_lock);
-	if (!list_empty(&lock->wait_list))
+	if (!list_empty(&lock->wait_list)) {
 		next = list_first_entry(&lock->wait_list, struct mutex_waiter, list)->task;
+		wake_q_add(&wake_q, next);
+	}
 	if (owner & MUTEX_FLAG_HANDOFF)
 		__mutex_handoff(lock, next);
+	preempt_disable();	/* the woken task stays until woken (wake_q_add()) */
 	raw_spin_unlock(&lock->wait_lock);
-	if (next)
-		wake_up_process(next);
+	wake_up_q(&wake_q);
+	preempt_enable();
 }
 
 void __sched mutex_unlock(struct mutex *lock)

@@ -6,14 +6,16 @@
  * block, as 6.1's __alloc_pages() and free_pages_prepare() do.
  *
  * One zone's watermarks (min from min_free_kbytes, low and high above it) keep a reserve:
- * the fast path allocates down to low, the slow path (__alloc_pages_slowpath) down to min,
- * less for __GFP_HIGH, non-blocking and OOM-victim allocations.  There is no reclaim (no
- * swap, the page cache is not shrunk): when nothing is left a blocking allocation asks the
- * OOM killer (mm/oom_kill.c) and retries until the victim's memory is back; a non-blocking
- * one (GFP_NOWAIT, GFP_ATOMIC) fails.
+ * the fast path allocates down to low, the slow path (__alloc_pages_slowpath) wakes kswapd
+ * (mm/vmscan.c) and allocates down to min, less for __GFP_HIGH, non-blocking and OOM-victim
+ * allocations, all of it for reclaim's own (PF_MEMALLOC).  Below min a blocking allocation
+ * reclaims itself (direct reclaim: the page cache's clean pages; no swap), retries while
+ * reclaim may still free enough, then asks the OOM killer (mm/oom_kill.c) and retries until
+ * the victim's memory is back; a non-blocking one (GFP_NOWAIT, GFP_ATOMIC) fails.
  */
 #include "../include/kernel.h"
 #include "../include/oom.h"
+#include "../include/mmzone.h"
 #include "../include/trace/trace.h"
 
 #define MAX_PAGES (1UL << 18)	/* 1 GiB of RAM */
@@ -30,10 +32,10 @@ static raw_spinlock_t zone_lock;
 /* the pages the allocator manages (6.1: __read_mostly, in .data: D in kallsyms) */
 unsigned long _totalram_pages __section(".data");
 
-/* include/linux/mmzone.h: the zone's watermarks, in pages (setup_per_zone_wmarks) */
-enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
-static unsigned long watermark[NR_WMARK];
-int min_free_kbytes = 1024;
+/* the one node (its zone's watermarks, its LRU lists and kswapd: mm/vmscan.c) */
+static struct pglist_data node0_pgdat;
+struct pglist_data *node_data[MAX_NUMNODES] __section(".data") = { &node0_pgdat };
+int min_free_kbytes __section(".data") = 1024;
 
 /* mm/internal.h: how far an allocation may dip into the reserve */
 #define ALLOC_WMARK_MIN		WMARK_MIN
@@ -96,7 +98,7 @@ static void vmemmap_populate(u64 *pgd, u64 nr)
 }
 
 /* lib/math/int_sqrt.c */
-static unsigned long int_sqrt(unsigned long x)
+static noinline unsigned long int_sqrt(unsigned long x)
 {
 	unsigned long b, m, y = 0;
 
@@ -120,6 +122,7 @@ static unsigned long int_sqrt(unsigned long x)
  * min and watermark_scale_factor's 0.1% of the zone */
 static void __init init_per_zone_wmark_min(void)
 {
+	struct zone *zone = page_zone(NULL);
 	unsigned long min;
 
 	min_free_kbytes = int_sqrt((_totalram_pages << 2) * 16);
@@ -128,9 +131,9 @@ static void __init init_per_zone_wmark_min(void)
 	if (min_free_kbytes > 262144)
 		min_free_kbytes = 262144;
 	min = (unsigned long)min_free_kbytes >> 2;
-	watermark[WMARK_MIN] = min;
-	watermark[WMARK_LOW] = min + max(min / 4, _totalram_pages / 1000);
-	watermark[WMARK_HIGH] = min + 2 * max(min / 4, _totalram_pages / 1000);
+	zone->_watermark[WMARK_MIN] = min;
+	zone->_watermark[WMARK_LOW] = min + max(min / 4, _totalram_pages / 1000);
+	zone->_watermark[WMARK_HIGH] = min + 2 * max(min / 4, _totalram_pages / 1000);
 }
 
 void __init page_alloc_init(u64 *pgd)
@@ -143,6 +146,8 @@ void __init page_alloc_init(u64 *pgd)
 	vm_zone_stat[NR_FREE_PAGES] = last_pfn - first_pfn;
 	vmemmap_populate(pgd, last_pfn);
 	_totalram_pages = vm_zone_stat[NR_FREE_PAGES];
+	page_zone(NULL)->zone_pgdat = NODE_DATA(0);
+	pgdat_init_internals(NODE_DATA(0));
 	init_per_zone_wmark_min();
 }
 
@@ -189,7 +194,7 @@ static struct page *rmqueue(unsigned int order, unsigned int alloc_flags)
 
 	/* get_page_from_freelist's check; ALLOC_NO_WATERMARKS takes it whatever the mark */
 	if (!(alloc_flags & ALLOC_NO_WATERMARKS) &&
-	    !zone_watermark_fast(order, watermark[alloc_flags & ALLOC_WMARK_MASK], alloc_flags))
+	    !zone_watermark_fast(order, page_zone(NULL)->_watermark[alloc_flags & ALLOC_WMARK_MASK], alloc_flags))
 		return NULL;
 
 	if (!order) {
@@ -270,10 +275,78 @@ static inline int __gfp_pfmemalloc_flags(gfp_t gfp_mask)
 		return 0;
 	if (gfp_mask & __GFP_MEMALLOC)
 		return ALLOC_NO_WATERMARKS;
-	if (!(this_cpu()->preempt_count & (HARDIRQ_MASK | 0xff00 /* SOFTIRQ_MASK */)) &&	/* !in_interrupt() */
-	    tsk_is_oom_victim(current))
-		return ALLOC_OOM;
+	if (!(this_cpu()->preempt_count & (HARDIRQ_MASK | 0xff00 /* SOFTIRQ_MASK */))) {	/* !in_interrupt() */
+		if (current->flags & PF_MEMALLOC)	/* reclaim's own allocations */
+			return ALLOC_NO_WATERMARKS;
+		if (tsk_is_oom_victim(current))
+			return ALLOC_OOM;
+	}
 	return 0;
+}
+
+/* Whether the zone keeps mark free after an allocation of order (kswapd's test for a balanced
+ * node; 6.1 counts the per-cpu lists' drift too, which the model does not have) */
+noinline bool zone_watermark_ok_safe(struct zone *z, unsigned int order, unsigned long mark, int highest_zoneidx)
+{
+	return __zone_watermark_ok(order, mark, 0, global_zone_page_state(NR_FREE_PAGES));
+}
+
+/* Every zone the allocation may use has its node's kswapd woken (one here) */
+static noinline void wake_all_kswapds(unsigned int order, gfp_t gfp_mask, enum zone_type highest_zoneidx)
+{
+	wakeup_kswapd(page_zone(NULL), gfp_mask, order, highest_zoneidx);
+}
+
+/* Direct reclaim: the allocating task frees pages itself (try_to_free_pages) as PF_MEMALLOC,
+ * so that reclaim's own allocations take the reserves and never reclaim in turn. */
+static inline unsigned long __perform_reclaim(gfp_t gfp_mask, unsigned int order)
+{
+	unsigned int noreclaim_flag = current->flags & PF_MEMALLOC;	/* memalloc_noreclaim_save */
+	unsigned long progress;
+
+	current->flags |= PF_MEMALLOC;
+	progress = try_to_free_pages(NULL, order, gfp_mask, NULL);
+	current->flags = (current->flags & ~PF_MEMALLOC) | noreclaim_flag;
+	if (need_resched())	/* cond_resched() */
+		schedule();
+	return progress;
+}
+
+static inline struct page *__alloc_pages_direct_reclaim(gfp_t gfp_mask, unsigned int order,
+							unsigned int alloc_flags, unsigned long *did_some_progress)
+{
+	*did_some_progress = __perform_reclaim(gfp_mask, order);
+	if (!*did_some_progress)
+		return NULL;
+	return get_page_from_freelist(gfp_mask, order, alloc_flags);
+}
+
+/* Whether reclaim may still free enough: it made progress lately (MAX_RECLAIM_RETRIES
+ * rounds without any end it), and the zone's free and reclaimable pages together would
+ * pass the min watermark (oom:reclaim_retry_zone). */
+static inline bool should_reclaim_retry(gfp_t gfp_mask, unsigned int order, unsigned int alloc_flags,
+					bool did_some_progress, int *no_progress_loops)
+{
+	struct zone *zone = page_zone(NULL);
+	unsigned long reclaimable, available;
+	bool ret = false, wmark;
+
+	if (did_some_progress && order <= PAGE_ALLOC_COSTLY_ORDER)
+		*no_progress_loops = 0;
+	else
+		(*no_progress_loops)++;
+	if (*no_progress_loops > MAX_RECLAIM_RETRIES)
+		goto out;
+	available = reclaimable = zone_reclaimable_pages(zone);
+	available += global_zone_page_state(NR_FREE_PAGES);
+	wmark = __zone_watermark_ok(order, min_wmark_pages(zone), alloc_flags, available);
+	trace_reclaim_retry_zone(zone, order, reclaimable, available, min_wmark_pages(zone), *no_progress_loops,
+				 wmark);
+	ret = wmark;
+out:
+	if (need_resched())	/* cond_resched() */
+		schedule();
+	return ret;
 }
 
 /* Nothing to reclaim, nothing to compact: ask the OOM killer, under oom_lock (a task that
@@ -319,14 +392,20 @@ static noinline notrace struct page *__alloc_pages_slowpath(gfp_t gfp_mask, unsi
 	bool can_direct_reclaim = gfp_mask & __GFP_DIRECT_RECLAIM;
 	bool costly_order = order > PAGE_ALLOC_COSTLY_ORDER;
 	unsigned int alloc_flags = gfp_to_alloc_flags(gfp_mask, order);
+	enum zone_type highest_zoneidx = gfp_zone(gfp_mask);
 	unsigned long did_some_progress;
+	int no_progress_loops = 0;
 	struct page *page;
 	int reserve_flags;
 
+	if (alloc_flags & ALLOC_KSWAPD)
+		wake_all_kswapds(order, gfp_mask, highest_zoneidx);
 	page = get_page_from_freelist(gfp_mask, order, alloc_flags);
 	if (page)
 		return page;
 retry:
+	if (alloc_flags & ALLOC_KSWAPD)	/* it may have gone to sleep meanwhile */
+		wake_all_kswapds(order, gfp_mask, highest_zoneidx);
 	reserve_flags = __gfp_pfmemalloc_flags(gfp_mask);
 	if (reserve_flags)
 		alloc_flags = reserve_flags | (alloc_flags & ALLOC_KSWAPD);
@@ -335,22 +414,27 @@ retry:
 		return page;
 	if (!can_direct_reclaim)
 		return NULL;
-	/* __alloc_pages_direct_reclaim would run here (and reschedule: __perform_reclaim's
-	 * cond_resched); there is nothing it could free */
-	if (need_resched())
-		schedule();
+	if (current->flags & PF_MEMALLOC)	/* no direct reclaim from within reclaim */
+		return NULL;
+	page = __alloc_pages_direct_reclaim(gfp_mask, order, alloc_flags, &did_some_progress);
+	if (page)
+		return page;
 	if (gfp_mask & __GFP_NORETRY)
 		return NULL;
 	if (costly_order && !(gfp_mask & __GFP_RETRY_MAYFAIL))
 		return NULL;
+	if (should_reclaim_retry(gfp_mask, order, alloc_flags, did_some_progress > 0, &no_progress_loops))
+		goto retry;
 	page = __alloc_pages_may_oom(gfp_mask, order, &did_some_progress);
 	if (page)
 		return page;
 	/* a victim that failed even with its share of the reserve gives up: it is dying */
 	if (tsk_is_oom_victim(current) && ((alloc_flags & ALLOC_OOM) || (gfp_mask & __GFP_NOMEMALLOC)))
 		return NULL;
-	if (did_some_progress)
+	if (did_some_progress) {
+		no_progress_loops = 0;
 		goto retry;
+	}
 	return NULL;
 }
 
@@ -431,6 +515,18 @@ noinline void free_unref_page(struct page *page, unsigned int order)
 	if (!free_pcp_prepare(page, order))
 		return;
 	__free_one_page(page, order);
+}
+
+/* release_pages(): a list of order-0 pages back */
+noinline void free_unref_page_list(struct list_head *list)
+{
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, list, lru) {
+		list_del(&page->lru);
+		if (free_pcp_prepare(page, 0))
+			__free_one_page(page, 0);
+	}
 }
 
 /* A block of a costly order back to the free map */

@@ -6,6 +6,7 @@
  * clocks are the task's (thread) or its group's (process) run time.  No vDSO: the libc
  * falls back to these system calls. */
 #include "../include/syscalls.h"
+#include "../include/pid.h"
 #include "../include/cputime.h"
 #include "../include/signal.h"
 #include "../include/slab.h"
@@ -101,7 +102,6 @@ struct sigevent {
 	int sigev_notify_thread_id;	/* _sigev_un._tid */
 	int pad[11];
 };
-struct __kernel_itimerspec { struct __kernel_timespec it_interval, it_value; };
 
 /* task_sched_runtime() (kernel/sched/core.c): what it has run, the slice it is in included */
 noinline u64 task_sched_runtime(struct task_struct *t)
@@ -296,7 +296,7 @@ static inline struct task_struct *cpu_clock_task(const clockid_t clock)
 	if (upid == 0)
 		return thread ? current : current->group_leader;
 	spin_lock_irqsave(&sched_lock, flags);
-	t = find_task_by_pid(upid);
+	t = pid_task(find_vpid(upid), PIDTYPE_PID);
 	if (t && (thread ? t->tgid != current->tgid : t->tgid != upid))
 		t = NULL;
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -520,21 +520,6 @@ noinline int put_itimerspec64(const struct itimerspec64 *it, struct __kernel_iti
 	return put_timespec64(&it->it_value, &uit->it_value);
 }
 
-/* The hrtimers run on the monotonic clock here (one clock base): an absolute time of another
- * clock is moved onto it by that clock's offset, fixed since boot (no clock_settime). */
-static __always_inline ktime_t clock_to_monotonic_offset(clockid_t clock)
-{
-	switch (clock) {
-	case CLOCK_REALTIME:
-		return ktime_get_with_offset(TK_OFFS_REAL) - ktime_get();
-	case CLOCK_TAI:
-		return ktime_get_with_offset(TK_OFFS_TAI) - ktime_get();
-	case CLOCK_BOOTTIME:
-		return ktime_get_with_offset(TK_OFFS_BOOT) - ktime_get();
-	}
-	return 0;
-}
-
 static __always_inline struct list_head *posix_timers_bucket(struct signal_struct *sig, unsigned int nr)
 {
 	return &posix_timers_hashtable[(((unsigned long)sig >> 6) ^ nr) % POSIX_TIMERS_HASH];
@@ -691,7 +676,7 @@ static __always_inline pid_t good_sigevent(struct sigevent *event)
 	case SIGEV_SIGNAL | SIGEV_THREAD_ID:
 		pid = event->sigev_notify_thread_id;
 		spin_lock_irqsave(&sched_lock, flags);
-		rtn = find_task_by_pid(pid);
+		rtn = pid_task(find_vpid(pid), PIDTYPE_PID);
 		if (rtn && (rtn->tgid != current->tgid || rtn->exit_state))
 			rtn = NULL;
 		spin_unlock_irqrestore(&sched_lock, flags);

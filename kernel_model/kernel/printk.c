@@ -216,7 +216,7 @@ static notrace bool printk_get_record(u64 seq, struct printk_record *r)
 	return found;
 }
 
-static u64 prb_first_valid_seq(void)
+static noinline u64 prb_first_valid_seq(void)
 {
 	u64 next = READ_ONCE(log_next_seq);
 

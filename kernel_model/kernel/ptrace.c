@@ -13,15 +13,18 @@ noinline int __ptrace_may_access(struct task_struct *task, unsigned int mode)
 {
 	uid_t caller_uid;
 	gid_t caller_gid;
+	const struct cred *cred, *tcred;
 
 	if (!(mode & PTRACE_MODE_FSCREDS) == !(mode & PTRACE_MODE_REALCREDS))
 		return -EPERM;	/* (6.1 warns: a check that says neither) */
 	if (task->tgid == current->tgid)
 		return 0;
-	caller_uid = mode & PTRACE_MODE_FSCREDS ? current->fsuid : current->uid;
-	caller_gid = mode & PTRACE_MODE_FSCREDS ? current->fsgid : current->gid;
-	if (caller_uid == task->euid && caller_uid == task->suid && caller_uid == task->uid &&
-	    caller_gid == task->egid && caller_gid == task->sgid && caller_gid == task->gid)
+	cred = current_cred();
+	caller_uid = mode & PTRACE_MODE_FSCREDS ? cred->fsuid : cred->uid;
+	caller_gid = mode & PTRACE_MODE_FSCREDS ? cred->fsgid : cred->gid;
+	tcred = __task_cred(task);
+	if (caller_uid == tcred->euid && caller_uid == tcred->suid && caller_uid == tcred->uid &&
+	    caller_gid == tcred->egid && caller_gid == tcred->sgid && caller_gid == tcred->gid)
 		return 0;
 	return capable(CAP_SYS_PTRACE) ? 0 : -EPERM;
 }

@@ -28,7 +28,7 @@ static noinline void rcu_gp_kthread_wake(void)
 	wake_up_process(t);
 }
 
-void call_rcu(struct rcu_head *head, rcu_callback_t func)
+noinline void call_rcu(struct rcu_head *head, rcu_callback_t func)
 {
 	unsigned long flags;
 
@@ -199,4 +199,44 @@ void __init rcu_init(void)
 void __init rcu_spawn_gp_kthread(void)
 {
 	rcu_gp_task = find_task_by_pid(kernel_thread(rcu_gp_kthread, NULL, "rcu_sched", -1));
+}
+
+/* ---- synchronize_rcu(): wait_rcu_gp(call_rcu), a callback that wakes the caller ---- */
+struct rcu_synchronize {
+	struct rcu_head head;
+	struct task_struct *task;
+	int done;
+};
+
+static noinline void wakeme_after_rcu(struct rcu_head *head)
+{
+	struct rcu_synchronize *rs = container_of(head, struct rcu_synchronize, head);
+	struct task_struct *task = rs->task;
+
+	WRITE_ONCE(rs->done, 1);	/* (rs is on the waiter's stack: not touched after this) */
+	wake_up_process(task);
+}
+
+static noinline void __wait_rcu_gp(void)
+{
+	struct rcu_synchronize rs = { .task = current };
+
+	call_rcu(&rs.head, wakeme_after_rcu);
+	for (;;) {	/* wait_for_completion() */
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (READ_ONCE(rs.done))
+			break;
+		schedule();
+	}
+	set_current_state(TASK_RUNNING);
+}
+
+/* Until every cpu passed a quiescent state: a reader that began before it has finished.
+ * One cpu is a grace period already (rcu_blocking_is_gp(): the caller may sleep, so no
+ * reader runs). */
+noinline void synchronize_rcu(void)
+{
+	if (nr_cpu_ids == 1)
+		return;
+	__wait_rcu_gp();
 }

@@ -14,7 +14,7 @@ struct semaphore_waiter {
 };
 
 /* sem->lock held, interrupts off; dropped while asleep */
-static int __sched __down(struct semaphore *sem)
+static noinline void __sched __down(struct semaphore *sem)
 {
 	struct semaphore_waiter waiter;
 
@@ -31,7 +31,6 @@ static int __sched __down(struct semaphore *sem)
 			break;
 	}
 	trace_contention_end(sem, 0);
-	return 0;
 }
 
 void __sched down(struct semaphore *sem)

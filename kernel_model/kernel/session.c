@@ -271,21 +271,43 @@ static void deliver(struct queued_record *q)
 /*
  * Move up to `budget` records from the ring onto their tasks' queues.  True when the ring is
  * empty (and the supervisor told to ring for the next), false when records are left.
+ *
+ * One consumer at a time (ring_lock): the worker, or an interrupt; an interrupt that finds
+ * another at it (`trylock`) does not wait for it (false: its caller queues the worker).  It
+ * cannot leave the records to that one: it may be past its last look at head, and the
+ * supervisor rings once for a consumer that said it waits.  session_lock is taken a record at
+ * a time, for its delivery only.
+ *
+ * Why: the machine runs its cpus one after the other in slices (1 ms), so a cpu spinning on a
+ * lock whose holder's slice ended spins its whole slice.  With session_lock held across a batch
+ * and a worker taking batch after batch while the host wrote them, a task replaying its calls
+ * on the other cpu (it takes session_lock for each record) got it a few hundred times a second:
+ * a getppid() loop's replay crawled at ~100-500 calls/s until the loop ended, and the ring
+ * overflowed; an interrupt spinning on ring_lock there did the same.
  */
-static notrace bool session_ring_take(unsigned int budget)
+static spinlock_t ring_lock;
+
+static notrace bool session_ring_take(unsigned int budget, bool interrupt)
 {
 	struct session_ring *r = &session_ring;
-	unsigned long flags;
+	unsigned long flags = arch_local_irq_save();
 	bool empty = false;
 
-	spin_lock_irqsave(&session_lock, flags);
+	if (interrupt && !spin_trylock(&ring_lock)) {
+		/* not "empty": the other consumer may have looked at head for the last time before
+		 * the record this interrupt is for; the worker (queued by the caller) takes it */
+		arch_local_irq_restore(flags);
+		return false;
+	}
+	if (!interrupt)
+		spin_lock(&ring_lock);
 	while (budget--) {
 		u64 tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 
 		if (tail == head) {
 			/* tell the supervisor to ring; then look once more (it may have just written) */
 			__atomic_store_n(&r->consumer_waiting, 1, __ATOMIC_SEQ_CST);
-			asm volatile("mfence" ::: "memory");	/* the store before the load, on the host too */
+			host_mb();	/* the store before the load, on the host too */
 			if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) == tail) {
 				empty = true;
 				break;
@@ -304,6 +326,7 @@ static notrace bool session_ring_take(unsigned int budget)
 				   !(len & 7)) {
 				struct queued_record *q = copy_out(rec);
 
+				spin_lock(&session_lock);
 				records_taken++;
 				if (q) {
 					session_records_taken++;
@@ -313,13 +336,15 @@ static notrace bool session_ring_take(unsigned int budget)
 				} else {
 					publish_retired(1);	/* dropped: no memory for it */
 				}
+				spin_unlock(&session_lock);
 			} else {
 				panic("session ring: a record of a bad length");
 			}
 			__atomic_store_n(&r->tail, tail + len, __ATOMIC_RELEASE);
 		}
 	}
-	spin_unlock_irqrestore(&session_lock, flags);
+	spin_unlock(&ring_lock);
+	arch_local_irq_restore(flags);
 	return empty;
 }
 
@@ -333,7 +358,7 @@ static notrace bool session_ring_take(unsigned int budget)
 
 static notrace void session_ring_work_fn(struct work_struct *work)
 {
-	while (!session_ring_take(SESSION_RING_BUDGET))
+	while (!session_ring_take(SESSION_RING_BUDGET, false))
 		if (need_resched())
 			schedule();
 }
@@ -342,7 +367,7 @@ static notrace void session_ring_work_fn(struct work_struct *work)
 /* The host's interrupt: move what the ring holds onto the tasks' queues. */
 notrace void session_ring_interrupt(void)
 {
-	if (!session_ring_take(SESSION_RING_BUDGET))
+	if (!session_ring_take(SESSION_RING_BUDGET, true))
 		schedule_work(&session_ring_work);
 }
 
@@ -394,7 +419,7 @@ static int thread_scratch(struct mm_struct *mm, struct session_task *st)
 {
 	int slot, i, ret = -ENOMEM;
 
-	mutex_lock(&mm->mmap_lock);
+	down_write(&mm->mmap_lock);	/* (the page tables only: no mmap_lock event) */
 	for (slot = 0; slot < SESSION_SLOTS; slot++) {
 		u64 va = SESSION_SLOTS_VA + slot * SESSION_SCRATCH_SIZE;
 
@@ -414,7 +439,7 @@ static int thread_scratch(struct mm_struct *mm, struct session_task *st)
 		}
 		break;
 	}
-	mutex_unlock(&mm->mmap_lock);
+	up_write(&mm->mmap_lock);
 	return ret;
 }
 
@@ -427,7 +452,7 @@ static void release_scratch(struct task_struct *tsk)
 
 	if (!mm || st->scratch_va < SESSION_SLOTS_VA)
 		return;
-	mutex_lock(&mm->mmap_lock);
+	down_write(&mm->mmap_lock);
 	for (i = 0; i < SESSION_SCRATCH_PAGES; i++) {
 		u64 *pte = lookup_pte(mm, st->scratch_va + i * PAGE_SIZE, false);
 
@@ -439,7 +464,7 @@ static void release_scratch(struct task_struct *tsk)
 		st->scratch[i] = NULL;
 	}
 	flush_tlb_mm_range(mm, st->scratch_va, st->scratch_va + SESSION_SCRATCH_SIZE);
-	mutex_unlock(&mm->mmap_lock);
+	up_write(&mm->mmap_lock);
 	st->scratch_va = 0;
 }
 
@@ -923,6 +948,17 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 			ptrs[n] = 0;
 			args[blob->arg] = at;
 			used += ALIGN(vec + blob->len, 8);
+		} else if (blob->kind == SESSION_BLOB_IOV && blob->len <= room &&
+			   blob->len <= PAGE_SIZE - used % PAGE_SIZE && blob->len == blob->count * 16UL) {
+			u64 *iov = (u64 *)k;
+			int n;
+
+			memcpy(k, p, blob->len);
+			for (n = 0; n < blob->count; n++)	/* iov_base, iov_len */
+				if (iov[2 * n + 1] <= SESSION_SINK_SIZE)
+					iov[2 * n] = SESSION_SINK_VA;
+			args[blob->arg] = at;
+			used += ALIGN(blob->len, 8);
 		}
 next:
 		p += ALIGN(blob->len, 8);
@@ -978,7 +1014,7 @@ static void session_start(const struct session_record *rec)
 		return;
 	if (session_view_enter(current, (const char *)p))
 		return;
-	p += ALIGN(rec->task.cwd_len, 8);
+	p += ALIGN(rec->task.cwd_len, 8) + rec->task.nr_rlimits * sizeof(struct session_rlimit);
 	for (i = 0; i < rec->task.nr_fds && p + sizeof(struct session_fd) <= end; i++) {
 		const struct session_fd *f = (const void *)p;
 		const char *path = (const char *)(f + 1);
@@ -1172,6 +1208,23 @@ static u64 session_record_ktime(const struct session_record *rec)
 	return rec->ts - zero;
 }
 
+/*
+ * A task without a parent in the session starts with its host process's resource limits
+ * (the NEW_TASK record's, after its cwd), not with those of init it is forked from here: the
+ * limits the shell that started the session set (`ulimit -n`) hold in the session.
+ */
+_Static_assert(sizeof(struct session_rlimit) == sizeof(struct rlimit), "the ring's rlimit is the kernel's");
+
+static void session_start_rlimits(struct task_struct *p, const struct session_record *rec)
+{
+	const u8 *lims = (const u8 *)(rec + 1) + ALIGN(rec->task.cwd_len, 8);
+	unsigned int nr = min(rec->task.nr_rlimits, RLIM_NLIMITS);
+
+	if (!rec->task.cwd_len || lims + nr * sizeof(struct session_rlimit) > (const u8 *)rec + rec->len)
+		return;
+	memcpy(p->session_rlim, lims, nr * sizeof(struct session_rlimit));
+}
+
 /* A task for `st` (its NEW_TASK record q), a child of `parent` made by a clone with these
  * flags (CLONE_VM: sharing its address space). */
 static struct task_struct *session_fork(struct task_struct *parent, struct session_task *st,
@@ -1210,6 +1263,7 @@ static struct task_struct *session_fork(struct task_struct *parent, struct sessi
 		return NULL;
 	}
 	if (parent == init_task_p && rec->len > sizeof(*rec) && rec->task.cwd_len) {
+		session_start_rlimits(p, rec);
 		st->start = kmalloc(rec->len, GFP_KERNEL);
 		if (st->start)
 			memcpy(st->start, rec, rec->len);
@@ -1217,6 +1271,35 @@ static struct task_struct *session_fork(struct task_struct *parent, struct sessi
 	st->task = p;
 	session_tasks_created++;
 	return p;
+}
+
+/* Under session_lock: the tid is free again, its records are done with. */
+static void forget(struct session_task *st)
+{
+	struct queued_record *q, *n;
+
+	list_del_init(&st->node);
+	kfree(st->start);
+	list_for_each_entry_safe(q, n, &st->queue, node) {
+		__retire(q);
+		kfree(q);
+	}
+	if (st->entering) {	/* a call loaded, never entered */
+		__retire(st->entering);
+		kfree(st->entering);
+	}
+}
+
+/* A task session_fork() could not make: its records would wait for ever, holding back every
+ * wait for the records before a session's tracefs access (machine.py) */
+static void forget_unmade(struct session_task *st)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&session_lock, flags);
+	forget(st);
+	spin_unlock_irqrestore(&session_lock, flags);
+	kfree(st);
 }
 
 /*
@@ -1252,8 +1335,11 @@ long session_clone(unsigned long clone_flags)
 		p = session_fork(current, child, &found->rec, clone_flags);
 	}
 	kfree(found);
-	if (!p)
+	if (!p) {
+		if (child && !child->task)
+			forget_unmade(child);
 		return -ENOMEM;
+	}
 	session_wake_new_task(current, p);
 	return p->pid;
 }
@@ -1280,6 +1366,8 @@ void session_create_roots(void)
 		p = st && !st->task && init_task_p ? session_fork(init_task_p, st, &q->rec, 0) : NULL;
 		if (p)
 			session_wake_new_task(init_task_p, p);
+		else if (st && !st->task && init_task_p)
+			forget_unmade(st);
 		retire(q);
 		kfree(q);
 	}
@@ -1294,7 +1382,6 @@ bool session_roots_pending(void)
 void session_task_exit(struct task_struct *tsk)
 {
 	struct session_task *st = tsk->session;
-	struct queued_record *q, *n;
 	unsigned long flags;
 
 	release_scratch(tsk);	/* a thread's slot, for the next */
@@ -1304,16 +1391,7 @@ void session_task_exit(struct task_struct *tsk)
 		st->serving_nowait = NULL;
 	}
 	spin_lock_irqsave(&session_lock, flags);
-	list_del_init(&st->node);
-	kfree(st->start);
-	list_for_each_entry_safe(q, n, &st->queue, node) {
-		__retire(q);
-		kfree(q);
-	}
-	if (st->entering) {	/* a call loaded, never entered */
-		__retire(st->entering);
-		kfree(st->entering);
-	}
+	forget(st);
 	spin_unlock_irqrestore(&session_lock, flags);
 	tsk->session = NULL;
 	kfree(st);

@@ -8,6 +8,7 @@
  * take no signals here.
  */
 #include "../include/syscalls.h"
+#include "../include/pid.h"
 #include "../include/signal.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
@@ -70,6 +71,7 @@ static notrace int copy_sighand(struct task_struct *cur, bool share, struct task
 	else
 		memset(p->sighand->action, 0, sizeof(p->sighand->action));
 	p->sighand->count = 1;
+	init_waitqueue_head(&p->sighand->signalfd_wqh);
 	return 0;
 }
 
@@ -101,7 +103,11 @@ notrace int copy_signal(unsigned long clone_flags, struct task_struct *p)
 		p->signal->sigcnt = 1;
 		p->signal->nr_threads = 1;
 		INIT_LIST_HEAD(&p->signal->posix_timers);
+		mutex_init(&p->signal->cred_guard_mutex);
+		init_rwsem(&p->signal->exec_update_lock);
 		itimer_init(p->signal);
+		/* the parent's limits (init's for the first tasks, which come before one) */
+		memcpy(p->signal->rlim, cur->signal ? cur->signal->rlim : init_rlimits, sizeof(p->signal->rlim));
 	}
 	p->blocked = cur->blocked;
 	p->pending = 0;
@@ -109,12 +115,14 @@ notrace int copy_signal(unsigned long clone_flags, struct task_struct *p)
 	return 0;
 }
 
-/* kernel/fork.c: a reference to the handlers dropped; the last frees them (no signalfd here to
- * tell) */
+/* kernel/fork.c: a reference to the handlers dropped; the last frees them, the signalfd
+ * pollers told first */
 noinline void __cleanup_sighand(struct sighand_struct *sighand)
 {
-	if (!__atomic_sub_fetch(&sighand->count, 1, __ATOMIC_ACQ_REL))
+	if (!__atomic_sub_fetch(&sighand->count, 1, __ATOMIC_ACQ_REL)) {
+		signalfd_cleanup(sighand);
 		kfree(sighand);
+	}
 }
 
 notrace void release_signal(struct task_struct *p)
@@ -147,6 +155,7 @@ void flush_signal_handlers(struct task_struct *t)
 			return;
 		memcpy(n->action, t->sighand->action, sizeof(n->action));
 		n->count = 1;
+		init_waitqueue_head(&n->signalfd_wqh);
 		__cleanup_sighand(t->sighand);	/* (not its last reference) */
 		t->sighand = n;
 	}
@@ -177,7 +186,7 @@ spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
 static noinline struct sigqueue *__sigqueue_alloc(int sig, struct task_struct *t, gfp_t gfp_flags,
 						  int override_rlimit, const unsigned int sigqueue_flags)
 {
-	struct ucounts *ucounts = get_ucounts_uid(t->uid);	/* task_ucounts(): its real uid's */
+	struct ucounts *ucounts = get_ucounts_uid(__task_cred(t)->uid);	/* task_ucounts(): its real uid's */
 	struct sigqueue *q = NULL;
 	long sigpending;
 
@@ -434,6 +443,7 @@ static noinline int __send_signal_locked(int sig, struct sigqueue_info *info, st
 		result = TRACE_SIGNAL_LOSE_INFO;	/* sent, its siginfo lost */
 	}
 out_set:
+	signalfd_notify(target, sig);
 	target->pending |= sigmask(sig);
 	complete_signal(sig, target, group);
 ret:
@@ -515,7 +525,7 @@ noinline int send_sig(int sig, struct task_struct *p, int priv)
 	struct sigqueue_info info = { .code = SI_KERNEL };
 
 	if (!priv)
-		info = (struct sigqueue_info){ .code = SI_USER, .pid = current->tgid, .uid = current->uid };
+		info = (struct sigqueue_info){ .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid };
 	return send_sig_info(sig, &info, p);
 }
 
@@ -638,7 +648,7 @@ void do_notify_parent(struct task_struct *tsk, int sig)
 {
 	struct sigqueue_info info = {
 		.code = (tsk->exit_code & 0x7f) ? CLD_KILLED : CLD_EXITED,
-		.pid = tsk->tgid, .uid = tsk->uid,
+		.pid = tsk->tgid, .uid = __task_cred(tsk)->uid,
 	};
 
 	if (tsk->parent)
@@ -653,8 +663,8 @@ static __always_inline bool same_thread_group(struct task_struct *a, struct task
 /* a sender's real or effective uid is the target's real or saved one, or it has CAP_KILL */
 static __always_inline bool kill_ok_by_cred(struct task_struct *t)
 {
-	return current->euid == t->suid || current->euid == t->uid ||
-	       current->uid == t->suid || current->uid == t->uid ||
+	return current_cred()->euid == __task_cred(t)->suid || current_cred()->euid == __task_cred(t)->uid ||
+	       current_cred()->uid == __task_cred(t)->suid || current_cred()->uid == __task_cred(t)->uid ||
 	       ns_capable(&init_user_ns, CAP_KILL);
 }
 
@@ -691,9 +701,9 @@ noinline int group_send_sig_info(int sig, struct sigqueue_info *info, struct tas
 	return ret;
 }
 
-noinline int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid)
+noinline int kill_pid_info(int sig, struct sigqueue_info *info, struct pid *pid)
 {
-	struct task_struct *p = find_task_by_pid(pid);
+	struct task_struct *p = pid_task(pid, PIDTYPE_PID);
 	int error;
 
 	if (!p || p->exit_state)
@@ -755,7 +765,7 @@ static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid
 	int i, n, retval = 0;
 
 	if (pid > 0)
-		return kill_pid_info(sig, info, pid);	/* kill_proc_info() */
+		return kill_pid_info(sig, info, find_vpid(pid));	/* kill_proc_info() */
 	if (pid == (pid_t)0x80000000)	/* INT_MIN: -pid overflows */
 		return -ESRCH;
 	if (pid != -1)
@@ -774,7 +784,7 @@ static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid
 
 SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 {
-	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current->uid };
+	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid };
 
 	if (sig < 0 || sig > _NSIG)
 		return -EINVAL;
@@ -784,7 +794,7 @@ SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 /* The thread pid (of tgid, if given) gets the signal. */
 static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigqueue_info *info)
 {
-	struct task_struct *p = find_task_by_pid(pid);
+	struct task_struct *p = find_task_by_vpid(pid);
 	int error;
 
 	if (!p || p->exit_state || (tgid > 0 && p->tgid != tgid))
@@ -797,7 +807,7 @@ static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigq
 
 static noinline int do_tkill(pid_t tgid, pid_t pid, int sig)
 {
-	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current->uid };
+	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current_cred()->uid };
 
 	return do_send_specific(tgid, pid, sig, &info);
 }
@@ -822,13 +832,10 @@ SYSCALL_DEFINE2(tkill, pid_t, pid, int, sig)
 
 /* ---- rt_sigqueueinfo, rt_tgsigqueueinfo: a signal with the caller's own siginfo ---- */
 /* What the user's siginfo says of the signal (its code, errno, sender; a fault's address) */
-static __always_inline int copy_sigqueue_info_from_user(int sig, struct sigqueue_info *to,
-							 const struct kernel_siginfo *from)
+static __always_inline void sigqueue_info_of(struct sigqueue_info *to, const struct kernel_siginfo *from)
 {
-	struct kernel_siginfo kinfo;
+	const struct kernel_siginfo kinfo = *from;
 
-	if (copy_from_user(&kinfo, from, sizeof(kinfo)))	/* __copy_siginfo_from_user() */
-		return -EFAULT;
 	to->code = kinfo.si_code;
 	to->errno = kinfo.si_errno;
 	to->pid = kinfo.kill.pid;
@@ -840,7 +847,55 @@ static __always_inline int copy_sigqueue_info_from_user(int sig, struct sigqueue
 	to->overrun = kinfo.timer.overrun;
 	to->sys_private = 0;
 	to->value = kinfo.rt.value;
+}
+
+static __always_inline int copy_sigqueue_info_from_user(int sig, struct sigqueue_info *to,
+							 const struct kernel_siginfo *from)
+{
+	struct kernel_siginfo kinfo;
+
+	if (copy_from_user(&kinfo, from, sizeof(kinfo)))	/* __copy_siginfo_from_user() */
+		return -EFAULT;
+	sigqueue_info_of(to, &kinfo);
 	return 0;
+}
+
+/* ---- pidfd_send_signal: kill(2) through a pidfd, or rt_sigqueueinfo(2) with a siginfo ---- */
+SYSCALL_DEFINE4(pidfd_send_signal, int, pidfd, int, sig, siginfo_t *, info, unsigned int, flags)
+{
+	struct sigqueue_info qinfo = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid };
+	struct kernel_siginfo kinfo;
+	struct file *file;
+	struct pid *pid;
+	int ret;
+
+	if (flags)	/* none defined yet */
+		return -EINVAL;
+	file = fget(pidfd);
+	if (!file)
+		return -EBADF;
+	pid = pidfd_pid(file);	/* pidfd_to_pid(): (a /proc/PID directory is none here) */
+	if (IS_ERR(pid)) {
+		ret = PTR_ERR(pid);
+		goto err;
+	}
+	if (info) {
+		ret = -EFAULT;
+		if (copy_from_user(&kinfo, info, sizeof(kinfo)))	/* copy_siginfo_from_user_any() */
+			goto err;
+		ret = -EINVAL;
+		if (sig != kinfo.si_signo)
+			goto err;
+		/* only to itself may a process send what looks like the kernel's or tkill's */
+		ret = -EPERM;
+		if (task_pid(current) != pid && (kinfo.si_code >= 0 || kinfo.si_code == SI_TKILL))
+			goto err;
+		sigqueue_info_of(&qinfo, &kinfo);
+	}
+	ret = kill_pid_info(sig, &qinfo, pid);
+err:
+	fput(file);
+	return ret;
 }
 
 static noinline int do_rt_sigqueueinfo(pid_t pid, int sig, struct sigqueue_info *info)
@@ -850,7 +905,7 @@ static noinline int do_rt_sigqueueinfo(pid_t pid, int sig, struct sigqueue_info 
 	if ((info->code >= 0 || info->code == SI_TKILL) && current->tgid != pid)
 		return -EPERM;
 	/* POSIX.1b doesn't mention process groups.  */
-	return kill_pid_info(sig, info, pid);	/* kill_proc_info() */
+	return kill_pid_info(sig, info, find_vpid(pid));	/* kill_proc_info() */
 }
 
 SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
@@ -1120,6 +1175,7 @@ noinline int send_sigqueue(struct sigqueue *q, pid_t pid, bool thread)
 	}
 	q->info.overrun = 0;
 	target = thread ? t : group_target(t, sig);
+	signalfd_notify(target, sig);
 	list_add_tail(&q->list, &target->sigqueue);
 	target->pending |= sigmask(sig);
 	complete_signal(sig, target, !thread);

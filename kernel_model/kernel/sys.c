@@ -2,6 +2,7 @@
  * resource limits as a fresh Debian login has them (getrlimit, prlimit64;
  * they are reported, and only RLIMIT_STACK bounds anything here: the stack's growth). */
 #include "../include/security.h"
+#include "../include/pid.h"
 #include "../include/loadavg.h"
 #include "../include/syscalls.h"
 #include "../include/cputime.h"
@@ -10,41 +11,9 @@
 #include "../include/mm.h"
 #include "../include/timer.h"
 
-#define RLIMIT_CPU	0
-#define RLIMIT_FSIZE	1
-#define RLIMIT_DATA	2
-#define RLIMIT_STACK	3
-#define RLIMIT_CORE	4
-#define RLIMIT_RSS	5
-#define RLIMIT_NPROC	6
-#define RLIMIT_NOFILE	7
-#define RLIMIT_MEMLOCK	8
-#define RLIMIT_AS	9
-#define RLIMIT_LOCKS	10
-#define RLIMIT_MSGQUEUE	12
-#define RLIMIT_RTPRIO	14
-#define RLIMIT_RTTIME	15
-#define RLIM_NLIMITS	16
-#define RLIM_INFINITY	(~0UL)
-
-struct rlimit64 { u64 rlim_cur, rlim_max; };
-
-/* INIT_RLIMITS as 6.1 sets them for init, and what a process inherits from it */
-static const struct rlimit64 init_rlimits[RLIM_NLIMITS];
-
-/* task_rlimit(): a task's soft limit (every task has init's here) */
-notrace unsigned long task_rlimit(const struct task_struct *task, unsigned int limit)
-{
-	return limit < RLIM_NLIMITS ? init_rlimits[limit].rlim_cur : 0;
-}
-
-/* task_rlimit_max(): its hard limit */
-notrace unsigned long task_rlimit_max(const struct task_struct *task, unsigned int limit)
-{
-	return limit < RLIM_NLIMITS ? init_rlimits[limit].rlim_max : 0;
-}
-
-static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
+/* INIT_RLIMITS as 6.1 sets them for init (and fork_init()'s RLIMIT_NPROC and RLIMIT_SIGPENDING
+ * of max_threads / 2), which every process inherits (copy_signal) */
+const struct rlimit init_rlimits[RLIM_NLIMITS] = {
 	[RLIMIT_CPU]		= { RLIM_INFINITY, RLIM_INFINITY },
 	[RLIMIT_FSIZE]		= { RLIM_INFINITY, RLIM_INFINITY },
 	[RLIMIT_DATA]		= { RLIM_INFINITY, RLIM_INFINITY },
@@ -63,22 +32,61 @@ static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 	[RLIMIT_RTTIME]		= { RLIM_INFINITY, RLIM_INFINITY },
 };
 
+/* the process's limits: its signal_struct's, a session task's own copy (it has none), init's
+ * for a task before its signal_struct (at boot) */
+static notrace struct rlimit *task_rlimits(struct task_struct *task)
+{
+	if (task->signal)
+		return task->signal->rlim;
+	return task->session ? task->session_rlim : (struct rlimit *)init_rlimits;
+}
+
+/* A new session task's limits: its parent's (fork.c's session_copy_process) */
+notrace void session_copy_rlimits(struct task_struct *parent, struct task_struct *p)
+{
+	memcpy(p->session_rlim, task_rlimits(parent), sizeof(p->session_rlim));
+}
+
+/* A session process's new limit, in each of its threads' copies */
+static notrace void session_set_rlimit(struct task_struct *tsk, unsigned int resource, const struct rlimit *new)
+{
+	struct task_struct *t;
+
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->tgid == tsk->tgid && t->session)
+			t->session_rlim[resource] = *new;
+}
+
+/* task_rlimit(): a task's soft limit */
+notrace unsigned long task_rlimit(const struct task_struct *task, unsigned int limit)
+{
+	return limit < RLIM_NLIMITS ? READ_ONCE(task_rlimits((struct task_struct *)task)[limit].rlim_cur) : 0;
+}
+
+/* task_rlimit_max(): its hard limit */
+notrace unsigned long task_rlimit_max(const struct task_struct *task, unsigned int limit)
+{
+	return limit < RLIM_NLIMITS ? READ_ONCE(task_rlimits((struct task_struct *)task)[limit].rlim_max) : 0;
+}
+
 /*
  * kernel/pid.c: a task's id of a type (its pid, its thread group's, its process group's, its
- * session's) as the pid namespace ns sees it (NULL: the caller's).  There is one namespace
- * here, the initial one, which sees every id as it is; a reaped task has none left (0).
+ * session's) as the pid namespace ns sees it (NULL: the caller's).  Its own is its struct pid's
+ * number (pid.h); the others are numbers here, which the one namespace sees as they are; a
+ * reaped task has none left (0).
  */
 noinline pid_t __task_pid_nr_ns(struct task_struct *task, enum pid_type type, struct pid_namespace *ns)
 {
 	static const pid_t none;
 	const pid_t *nr;
 
+	if (!ns)
+		ns = task_active_pid_ns(current);
+	if (type == PIDTYPE_PID)	/* task_pid_ptr(): &task->thread_pid */
+		return pid_nr_ns(READ_ONCE(task->thread_pid), ns);
 	if (task->exit_state == EXIT_DEAD)	/* its pids detached (release_task) */
 		return 0;
 	switch (type) {	/* task_pid_ptr() */
-	case PIDTYPE_PID:
-		nr = &task->pid;
-		break;
 	case PIDTYPE_TGID:
 		nr = &task->tgid;
 		break;
@@ -107,7 +115,7 @@ SYSCALL_DEFINE0(gettid)
 /* May the caller set the task's nice: its own uid or euid is the task's uid, or CAP_SYS_NICE */
 static __always_inline bool set_one_prio_perm(struct task_struct *p)
 {
-	if (current->uid == p->uid || current->euid == p->uid)
+	if (current_cred()->uid == __task_cred(p)->uid || current_cred()->euid == __task_cred(p)->uid)
 		return true;
 	return ns_capable(&init_user_ns, CAP_SYS_NICE);
 }
@@ -147,7 +155,7 @@ notrace int prio_targets(int which, int who, struct task_struct **tasks)
 	int n = 0;
 
 	if (which == PRIO_PROCESS) {
-		t = who ? find_task_by_pid(who) : current;
+		t = who ? find_task_by_vpid(who) : current;
 		if (t)
 			tasks[n++] = t;
 		return n;
@@ -157,7 +165,7 @@ notrace int prio_targets(int which, int who, struct task_struct **tasks)
 		if (n == PRIO_MAX_TASKS || (t->flags & PF_IDLE))
 			continue;
 		if (which == PRIO_PGRP ? t->pgrp == (who ? who : current->pgrp) :
-		    t->uid == (who ? (uid_t)who : current->uid) && t->pid)
+		    task_uid(t) == (who ? (uid_t)who : current_uid()) && t->pid)
 			tasks[n++] = t;
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -205,25 +213,57 @@ SYSCALL_DEFINE2(getpriority, int, which, int, who)
 	return retval;
 }
 
-/* The limits can be read; setting one to what it is succeeds, anything else is EPERM
- * (no limit is kept per process yet). */
-noinline int do_prlimit(struct task_struct *tsk, unsigned int resource, struct rlimit64 *new_rlim,
-			struct rlimit64 *old_rlim)
+/*
+ * Read and set a process's limit: a soft limit above the hard one is EINVAL, RLIMIT_NOFILE above
+ * fs.nr_open or a hard limit raised without CAP_SYS_RESOURCE is EPERM.  (RLIMIT_CPU has no
+ * CPU-time timer to arm here: it is kept and reported.)
+ */
+noinline int do_prlimit(struct task_struct *tsk, unsigned int resource, struct rlimit *new_rlim,
+			struct rlimit *old_rlim)
 {
-	const struct rlimit64 *rlim;
+	struct rlimit *rlim;
+	unsigned long flags;
+	int retval = 0;
 
 	if (resource >= RLIM_NLIMITS)
 		return -EINVAL;
-	rlim = &init_rlimits[resource];
 	if (new_rlim) {
 		if (new_rlim->rlim_cur > new_rlim->rlim_max)
 			return -EINVAL;
-		if (new_rlim->rlim_cur != rlim->rlim_cur || new_rlim->rlim_max != rlim->rlim_max)
+		if (resource == RLIMIT_NOFILE && new_rlim->rlim_max > sysctl_nr_open)
 			return -EPERM;
 	}
-	if (old_rlim)
-		*old_rlim = *rlim;
-	return 0;
+	spin_lock_irqsave(&sched_lock, flags);	/* task_lock(tsk->group_leader) */
+	rlim = task_rlimits(tsk) + resource;
+	if (new_rlim) {
+		if (new_rlim->rlim_max > rlim->rlim_max && !capable(CAP_SYS_RESOURCE))
+			retval = -EPERM;
+		if (!retval)
+			retval = security_task_setrlimit(tsk, resource, new_rlim);
+	}
+	if (!retval) {
+		if (old_rlim)
+			*old_rlim = *rlim;
+		if (new_rlim && tsk->signal)
+			*rlim = *new_rlim;
+		else if (new_rlim)
+			session_set_rlimit(tsk, resource, new_rlim);
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return retval;
+}
+
+/* rlimit64 and rlimit are the same on 64-bit; 6.1 converts (RLIM64_INFINITY stays infinite) */
+static __always_inline void rlim64_to_rlim(const struct rlimit64 *r64, struct rlimit *r)
+{
+	r->rlim_cur = r64->rlim_cur;
+	r->rlim_max = r64->rlim_max;
+}
+
+static __always_inline void rlim_to_rlim64(const struct rlimit *r, struct rlimit64 *r64)
+{
+	r64->rlim_cur = r->rlim_cur;
+	r64->rlim_max = r->rlim_max;
 }
 
 #define LSM_PRLIMIT_READ	1
@@ -233,22 +273,24 @@ noinline int do_prlimit(struct task_struct *tsk, unsigned int resource, struct r
  * caller's real ones, or with CAP_SYS_RESOURCE; then the LSM (6.1's, inline) */
 static inline int check_prlimit_permission(struct task_struct *task, unsigned int flags)
 {
-	const struct task_struct *cred = current, *tcred = task;	/* (the creds are the tasks' fields) */
+	const struct cred *cred = current_cred(), *tcred;
 	bool id_match;
 
 	if (current == task)
 		return 0;
+	tcred = __task_cred(task);
 	id_match = (cred->uid == tcred->euid && cred->uid == tcred->suid && cred->uid == tcred->uid &&
 		    cred->gid == tcred->egid && cred->gid == tcred->sgid && cred->gid == tcred->gid);
 	if (!id_match && !ns_capable(&init_user_ns, CAP_SYS_RESOURCE))
 		return -EPERM;
-	return security_task_prlimit((const struct cred *)cred, (const struct cred *)tcred, flags);
+	return security_task_prlimit(cred, tcred, flags);
 }
 
 SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlimit64 *, new_rlim,
 		struct rlimit64 *, old_rlim)
 {
-	struct rlimit64 old, new;
+	struct rlimit64 old64, new64;
+	struct rlimit old, new;
 	struct task_struct *tsk = current;
 	unsigned int checkflags = 0;
 	int ret;
@@ -256,12 +298,13 @@ SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlim
 	if (old_rlim)
 		checkflags |= LSM_PRLIMIT_READ;
 	if (new_rlim) {
-		if (copy_from_user(&new, new_rlim, sizeof(new)))
+		if (copy_from_user(&new64, new_rlim, sizeof(new64)))
 			return -EFAULT;
+		rlim64_to_rlim(&new64, &new);
 		checkflags |= LSM_PRLIMIT_WRITE;
 	}
 	if (pid && pid != current->pid && pid != current->tgid) {
-		tsk = find_task_by_pid(pid);
+		tsk = find_task_by_vpid(pid);
 		if (!tsk)
 			return -ESRCH;
 	}
@@ -269,19 +312,31 @@ SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlim
 	if (ret)
 		return ret;
 	ret = do_prlimit(tsk, resource, new_rlim ? &new : NULL, old_rlim ? &old : NULL);
-	if (!ret && old_rlim && copy_to_user(old_rlim, &old, sizeof(old)))
-		return -EFAULT;
+	if (!ret && old_rlim) {
+		rlim_to_rlim64(&old, &old64);
+		if (copy_to_user(old_rlim, &old64, sizeof(old64)))
+			return -EFAULT;
+	}
 	return ret;
 }
 
 SYSCALL_DEFINE2(getrlimit, unsigned int, resource, struct rlimit *, rlim)
 {
-	struct rlimit64 value;
+	struct rlimit value;
 	int ret = do_prlimit(current, resource, NULL, &value);
 
 	if (!ret && copy_to_user(rlim, &value, sizeof(value)))
 		return -EFAULT;
 	return ret;
+}
+
+SYSCALL_DEFINE2(setrlimit, unsigned int, resource, struct rlimit *, rlim)
+{
+	struct rlimit new_rlim;
+
+	if (copy_from_user(&new_rlim, rlim, sizeof(*rlim)))
+		return -EFAULT;
+	return do_prlimit(current, resource, &new_rlim, NULL);
 }
 
 #define PR_SET_NAME	15
@@ -321,45 +376,54 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 
 SYSCALL_DEFINE0(geteuid)
 {
-	return from_kuid_munged(&init_user_ns, current->euid);
+	return from_kuid_munged(&init_user_ns, current_euid());
 }
 
 SYSCALL_DEFINE0(getgid)
 {
-	return from_kgid_munged(&init_user_ns, current->gid);
+	return from_kgid_munged(&init_user_ns, current_gid());
 }
 
 SYSCALL_DEFINE0(getegid)
 {
-	return from_kgid_munged(&init_user_ns, current->egid);
+	return from_kgid_munged(&init_user_ns, current_egid());
 }
 
+/*
+ * Each set*id call changes a copy of the caller's credentials (prepare_creds()) and installs it
+ * (commit_creds()), or drops it (abort_creds()) when refused, as 6.1's; setresuid/setresgid
+ * check before they copy.
+ */
 noinline long __sys_setregid(gid_t rgid, gid_t egid)
 {
-	struct task_struct *me = current;
-	gid_t new_gid = me->gid, new_egid = me->egid, new_sgid = me->sgid;
 	kgid_t krgid = make_kgid(&init_user_ns, rgid), kegid = make_kgid(&init_user_ns, egid);
+	const struct cred *old;
+	struct cred *new;
 
 	if ((rgid != INVALID_ID && !gid_valid(krgid)) || (egid != INVALID_ID && !gid_valid(kegid)))
 		return -EINVAL;
-
+	new = prepare_creds();
+	if (!new)
+		return -ENOMEM;
+	old = current_cred();
 	if (rgid != INVALID_ID) {
-		if (me->gid != rgid && me->egid != rgid && !ns_capable_setid(&init_user_ns, CAP_SETGID))
-			return -EPERM;
-		new_gid = rgid;
+		if (old->gid != krgid && old->egid != krgid && !ns_capable_setid(old->user_ns, CAP_SETGID))
+			goto error;
+		new->gid = krgid;
 	}
 	if (egid != INVALID_ID) {
-		if (me->gid != egid && me->egid != egid && me->sgid != egid && !ns_capable_setid(&init_user_ns, CAP_SETGID))
-			return -EPERM;
-		new_egid = egid;
+		if (old->gid != kegid && old->egid != kegid && old->sgid != kegid &&
+		    !ns_capable_setid(old->user_ns, CAP_SETGID))
+			goto error;
+		new->egid = kegid;
 	}
-	if (rgid != INVALID_ID || (egid != INVALID_ID && egid != me->gid))
-		new_sgid = new_egid;
-	me->gid = new_gid;
-	me->egid = new_egid;
-	me->sgid = new_sgid;
-	me->fsgid = new_egid;
-	return 0;
+	if (rgid != INVALID_ID || (egid != INVALID_ID && kegid != old->gid))
+		new->sgid = new->egid;
+	new->fsgid = new->egid;
+	return commit_creds(new);
+error:
+	abort_creds(new);
+	return -EPERM;
 }
 
 SYSCALL_DEFINE2(setregid, gid_t, rgid, gid_t, egid)
@@ -369,18 +433,25 @@ SYSCALL_DEFINE2(setregid, gid_t, rgid, gid_t, egid)
 
 noinline long __sys_setgid(gid_t gid)
 {
-	struct task_struct *me = current;
 	kgid_t kgid = make_kgid(&init_user_ns, gid);
+	const struct cred *old;
+	struct cred *new;
 
 	if (!gid_valid(kgid))
 		return -EINVAL;
-	if (ns_capable_setid(&init_user_ns, CAP_SETGID))
-		me->gid = me->egid = me->sgid = me->fsgid = gid;
-	else if (gid == me->gid || gid == me->sgid)
-		me->egid = me->fsgid = gid;
-	else
+	new = prepare_creds();
+	if (!new)
+		return -ENOMEM;
+	old = current_cred();
+	if (ns_capable_setid(old->user_ns, CAP_SETGID))
+		new->gid = new->egid = new->sgid = new->fsgid = kgid;
+	else if (kgid == old->gid || kgid == old->sgid)
+		new->egid = new->fsgid = kgid;
+	else {
+		abort_creds(new);
 		return -EPERM;
-	return 0;
+	}
+	return commit_creds(new);
 }
 
 SYSCALL_DEFINE1(setgid, gid_t, gid)
@@ -390,30 +461,34 @@ SYSCALL_DEFINE1(setgid, gid_t, gid)
 
 noinline long __sys_setreuid(uid_t ruid, uid_t euid)
 {
-	struct task_struct *me = current;
-	uid_t new_uid = me->uid, new_euid = me->euid, new_suid = me->suid;
 	kuid_t kruid = make_kuid(&init_user_ns, ruid), keuid = make_kuid(&init_user_ns, euid);
+	const struct cred *old;
+	struct cred *new;
 
 	if ((ruid != INVALID_ID && !uid_valid(kruid)) || (euid != INVALID_ID && !uid_valid(keuid)))
 		return -EINVAL;
-
+	new = prepare_creds();
+	if (!new)
+		return -ENOMEM;
+	old = current_cred();
 	if (ruid != INVALID_ID) {
-		if (me->uid != ruid && me->euid != ruid && !ns_capable_setid(&init_user_ns, CAP_SETUID))
-			return -EPERM;
-		new_uid = ruid;
+		if (old->uid != kruid && old->euid != kruid && !ns_capable_setid(old->user_ns, CAP_SETUID))
+			goto error;
+		new->uid = kruid;
 	}
 	if (euid != INVALID_ID) {
-		if (me->uid != euid && me->euid != euid && me->suid != euid && !ns_capable_setid(&init_user_ns, CAP_SETUID))
-			return -EPERM;
-		new_euid = euid;
+		if (old->uid != keuid && old->euid != keuid && old->suid != keuid &&
+		    !ns_capable_setid(old->user_ns, CAP_SETUID))
+			goto error;
+		new->euid = keuid;
 	}
-	if (ruid != INVALID_ID || (euid != INVALID_ID && euid != me->uid))
-		new_suid = new_euid;
-	me->uid = new_uid;
-	me->euid = new_euid;
-	me->suid = new_suid;
-	me->fsuid = new_euid;
-	return 0;
+	if (ruid != INVALID_ID || (euid != INVALID_ID && keuid != old->uid))
+		new->suid = new->euid;
+	new->fsuid = new->euid;
+	return commit_creds(new);
+error:
+	abort_creds(new);
+	return -EPERM;
 }
 
 SYSCALL_DEFINE2(setreuid, uid_t, ruid, uid_t, euid)
@@ -423,17 +498,24 @@ SYSCALL_DEFINE2(setreuid, uid_t, ruid, uid_t, euid)
 
 noinline long __sys_setuid(uid_t uid)
 {
-	struct task_struct *me = current;
 	kuid_t kuid = make_kuid(&init_user_ns, uid);
+	const struct cred *old;
+	struct cred *new;
 
 	if (!uid_valid(kuid))
 		return -EINVAL;
-	if (ns_capable_setid(&init_user_ns, CAP_SETUID))
-		me->uid = me->suid = uid;
-	else if (uid != me->uid && uid != me->suid)
+	new = prepare_creds();
+	if (!new)
+		return -ENOMEM;
+	old = current_cred();
+	if (ns_capable_setid(old->user_ns, CAP_SETUID))
+		new->suid = new->uid = kuid;
+	else if (kuid != old->uid && kuid != new->suid) {
+		abort_creds(new);
 		return -EPERM;
-	me->euid = me->fsuid = uid;
-	return 0;
+	}
+	new->fsuid = new->euid = kuid;
+	return commit_creds(new);
 }
 
 SYSCALL_DEFINE1(setuid, uid_t, uid)
@@ -449,29 +531,33 @@ static inline bool new_id(u32 id, u32 a, u32 b, u32 c)
 
 noinline long __sys_setresuid(uid_t ruid, uid_t euid, uid_t suid)
 {
-	struct task_struct *me = current;
 	kuid_t kruid = make_kuid(&init_user_ns, ruid), keuid = make_kuid(&init_user_ns, euid),
 	       ksuid = make_kuid(&init_user_ns, suid);
+	const struct cred *old = current_cred();
+	struct cred *new;
 
 	if ((ruid != INVALID_ID && !uid_valid(kruid)) || (euid != INVALID_ID && !uid_valid(keuid)) ||
 	    (suid != INVALID_ID && !uid_valid(ksuid)))
 		return -EINVAL;
 
-	if ((ruid == INVALID_ID || ruid == me->uid) &&
-	    (euid == INVALID_ID || (euid == me->euid && euid == me->fsuid)) &&
-	    (suid == INVALID_ID || suid == me->suid))
+	if ((ruid == INVALID_ID || kruid == old->uid) &&
+	    (euid == INVALID_ID || (keuid == old->euid && keuid == old->fsuid)) &&
+	    (suid == INVALID_ID || ksuid == old->suid))
 		return 0;	/* a no-op */
-	if ((new_id(ruid, me->uid, me->euid, me->suid) || new_id(euid, me->uid, me->euid, me->suid) ||
-	     new_id(suid, me->uid, me->euid, me->suid)) && !ns_capable_setid(&init_user_ns, CAP_SETUID))
+	if ((new_id(ruid, old->uid, old->euid, old->suid) || new_id(euid, old->uid, old->euid, old->suid) ||
+	     new_id(suid, old->uid, old->euid, old->suid)) && !ns_capable_setid(old->user_ns, CAP_SETUID))
 		return -EPERM;
+	new = prepare_creds();
+	if (!new)
+		return -ENOMEM;
 	if (ruid != INVALID_ID)
-		me->uid = ruid;
+		new->uid = kruid;
 	if (euid != INVALID_ID)
-		me->euid = euid;
+		new->euid = keuid;
 	if (suid != INVALID_ID)
-		me->suid = suid;
-	me->fsuid = me->euid;
-	return 0;
+		new->suid = ksuid;
+	new->fsuid = new->euid;
+	return commit_creds(new);
 }
 
 SYSCALL_DEFINE3(setresuid, uid_t, ruid, uid_t, euid, uid_t, suid)
@@ -490,37 +576,41 @@ static long put_ids(u32 a, u32 *ap, u32 b, u32 *bp, u32 c, u32 *cp)
 
 SYSCALL_DEFINE3(getresuid, uid_t *, ruidp, uid_t *, euidp, uid_t *, suidp)
 {
-	struct task_struct *me = current;
+	const struct cred *cred = current_cred();
 
-	return put_ids(from_kuid_munged(&init_user_ns, me->uid), ruidp, from_kuid_munged(&init_user_ns, me->euid),
-		       euidp, from_kuid_munged(&init_user_ns, me->suid), suidp);
+	return put_ids(from_kuid_munged(cred->user_ns, cred->uid), ruidp, from_kuid_munged(cred->user_ns, cred->euid),
+		       euidp, from_kuid_munged(cred->user_ns, cred->suid), suidp);
 }
 
 noinline long __sys_setresgid(gid_t rgid, gid_t egid, gid_t sgid)
 {
-	struct task_struct *me = current;
 	kgid_t krgid = make_kgid(&init_user_ns, rgid), kegid = make_kgid(&init_user_ns, egid),
 	       ksgid = make_kgid(&init_user_ns, sgid);
+	const struct cred *old = current_cred();
+	struct cred *new;
 
 	if ((rgid != INVALID_ID && !gid_valid(krgid)) || (egid != INVALID_ID && !gid_valid(kegid)) ||
 	    (sgid != INVALID_ID && !gid_valid(ksgid)))
 		return -EINVAL;
 
-	if ((rgid == INVALID_ID || rgid == me->gid) &&
-	    (egid == INVALID_ID || (egid == me->egid && egid == me->fsgid)) &&
-	    (sgid == INVALID_ID || sgid == me->sgid))
+	if ((rgid == INVALID_ID || krgid == old->gid) &&
+	    (egid == INVALID_ID || (kegid == old->egid && kegid == old->fsgid)) &&
+	    (sgid == INVALID_ID || ksgid == old->sgid))
 		return 0;
-	if ((new_id(rgid, me->gid, me->egid, me->sgid) || new_id(egid, me->gid, me->egid, me->sgid) ||
-	     new_id(sgid, me->gid, me->egid, me->sgid)) && !ns_capable_setid(&init_user_ns, CAP_SETGID))
+	if ((new_id(rgid, old->gid, old->egid, old->sgid) || new_id(egid, old->gid, old->egid, old->sgid) ||
+	     new_id(sgid, old->gid, old->egid, old->sgid)) && !ns_capable_setid(old->user_ns, CAP_SETGID))
 		return -EPERM;
+	new = prepare_creds();
+	if (!new)
+		return -ENOMEM;
 	if (rgid != INVALID_ID)
-		me->gid = rgid;
+		new->gid = krgid;
 	if (egid != INVALID_ID)
-		me->egid = egid;
+		new->egid = kegid;
 	if (sgid != INVALID_ID)
-		me->sgid = sgid;
-	me->fsgid = me->egid;
-	return 0;
+		new->sgid = ksgid;
+	new->fsgid = new->egid;
+	return commit_creds(new);
 }
 
 SYSCALL_DEFINE3(setresgid, gid_t, rgid, gid_t, egid, gid_t, sgid)
@@ -530,22 +620,34 @@ SYSCALL_DEFINE3(setresgid, gid_t, rgid, gid_t, egid, gid_t, sgid)
 
 SYSCALL_DEFINE3(getresgid, gid_t *, rgidp, gid_t *, egidp, gid_t *, sgidp)
 {
-	struct task_struct *me = current;
+	const struct cred *cred = current_cred();
 
-	return put_ids(from_kgid_munged(&init_user_ns, me->gid), rgidp, from_kgid_munged(&init_user_ns, me->egid),
-		       egidp, from_kgid_munged(&init_user_ns, me->sgid), sgidp);
+	return put_ids(from_kgid_munged(cred->user_ns, cred->gid), rgidp, from_kgid_munged(cred->user_ns, cred->egid),
+		       egidp, from_kgid_munged(cred->user_ns, cred->sgid), sgidp);
 }
 
-/* setfsuid/setfsgid: the old id, whether or not the new one was allowed */
+/* setfsuid/setfsgid: the old id, whether or not the new one was allowed (a change to the id it
+ * has is no change: nothing committed) */
 noinline long __sys_setfsuid(uid_t uid)
 {
-	struct task_struct *me = current;
-	uid_t old = me->fsuid;
+	const struct cred *old = current_cred();
+	uid_t old_fsuid = from_kuid_munged(old->user_ns, old->fsuid);
+	kuid_t kuid = make_kuid(old->user_ns, uid);
+	struct cred *new;
 
-	if (uid != INVALID_ID && (uid == me->uid || uid == me->euid || uid == me->suid || uid == me->fsuid ||
-				  ns_capable_setid(&init_user_ns, CAP_SETUID)))
-		me->fsuid = uid;
-	return old;
+	if (!uid_valid(kuid))
+		return old_fsuid;
+	new = prepare_creds();
+	if (!new)
+		return old_fsuid;
+	if ((kuid == old->uid || kuid == old->euid || kuid == old->suid || kuid == old->fsuid ||
+	     ns_capable_setid(old->user_ns, CAP_SETUID)) && kuid != old->fsuid) {
+		new->fsuid = kuid;
+		commit_creds(new);
+		return old_fsuid;
+	}
+	abort_creds(new);
+	return old_fsuid;
 }
 
 SYSCALL_DEFINE1(setfsuid, uid_t, uid)
@@ -555,13 +657,24 @@ SYSCALL_DEFINE1(setfsuid, uid_t, uid)
 
 noinline long __sys_setfsgid(gid_t gid)
 {
-	struct task_struct *me = current;
-	gid_t old = me->fsgid;
+	const struct cred *old = current_cred();
+	gid_t old_fsgid = from_kgid_munged(old->user_ns, old->fsgid);
+	kgid_t kgid = make_kgid(old->user_ns, gid);
+	struct cred *new;
 
-	if (gid != INVALID_ID && (gid == me->gid || gid == me->egid || gid == me->sgid || gid == me->fsgid ||
-				  ns_capable_setid(&init_user_ns, CAP_SETGID)))
-		me->fsgid = gid;
-	return old;
+	if (!gid_valid(kgid))
+		return old_fsgid;
+	new = prepare_creds();
+	if (!new)
+		return old_fsgid;
+	if ((kgid == old->gid || kgid == old->egid || kgid == old->sgid || kgid == old->fsgid ||
+	     ns_capable_setid(old->user_ns, CAP_SETGID)) && kgid != old->fsgid) {
+		new->fsgid = kgid;
+		commit_creds(new);
+		return old_fsgid;
+	}
+	abort_creds(new);
+	return old_fsgid;
 }
 
 SYSCALL_DEFINE1(setfsgid, gid_t, gid)
@@ -764,7 +877,7 @@ SYSCALL_DEFINE2(setpgid, pid_t, pid, pid_t, pgid)
 		return -EINVAL;
 	spin_lock_irqsave(&sched_lock, flags);
 	err = -ESRCH;
-	p = find_task_by_pid(pid);
+	p = find_task_by_vpid(pid);
 	if (!p)
 		goto out;
 	err = -EINVAL;
@@ -806,7 +919,7 @@ static __always_inline int task_group_id(pid_t pid, bool session)
 
 	spin_lock_irqsave(&sched_lock, flags);
 	if (pid) {
-		p = find_task_by_pid(pid);
+		p = find_task_by_vpid(pid);
 		if (p) {	/* another's: the LSM's say first */
 			ret = session ? security_task_getsid(p) : security_task_getpgid(p);
 			if (ret)

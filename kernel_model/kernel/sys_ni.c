@@ -8,24 +8,6 @@
  */
 #include "../include/syscalls.h"
 
-/* mm/mremap.c */
-SYSCALL_DEFINE5(mremap, unsigned long, addr, unsigned long, old_len, unsigned long, new_len, unsigned long, flags, unsigned long, new_addr)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/msync.c */
-SYSCALL_DEFINE3(msync, unsigned long, start, size_t, len, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mincore.c */
-SYSCALL_DEFINE3(mincore, unsigned long, start, size_t, len, unsigned char *, vec)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/shm.c */
 SYSCALL_DEFINE3(shmget, key_t, key, size_t, size, int, shmflg)
 {
@@ -92,32 +74,8 @@ SYSCALL_DEFINE3(msgctl, int, msqid, int, cmd, struct msqid_ds *, buf)
 	return sys_ni_syscall();
 }
 
-/* fs/open.c */
-SYSCALL_DEFINE3(chown, const char *, filename, uid_t, user, gid_t, group)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE3(fchown, unsigned int, fd, uid_t, user, gid_t, group)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE3(lchown, const char *, filename, uid_t, user, gid_t, group)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/ptrace.c */
 SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned long, data)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/groups.c */
-SYSCALL_DEFINE2(setgroups, int, gidsetsize, gid_t *, grouplist)
 {
 	return sys_ni_syscall();
 }
@@ -136,42 +94,6 @@ SYSCALL_DEFINE2(ustat, unsigned, dev, struct ustat *, ubuf)
 
 /* fs/filesystems.c */
 SYSCALL_DEFINE3(sysfs, int, option, unsigned long, arg1, unsigned long, arg2)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE2(sched_setparam, pid_t, pid, struct sched_param *, param)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE3(sched_setscheduler, pid_t, pid, int, policy, struct sched_param *, param)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mlock.c */
-SYSCALL_DEFINE2(mlock, unsigned long, start, size_t, len)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mlock.c */
-SYSCALL_DEFINE2(munlock, unsigned long, start, size_t, len)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mlock.c */
-SYSCALL_DEFINE1(mlockall, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mlock.c */
-SYSCALL_DEFINE0(munlockall)
 {
 	return sys_ni_syscall();
 }
@@ -196,12 +118,6 @@ SYSCALL_DEFINE2(pivot_root, const char *, new_root, const char *, put_old)
 
 /* kernel/time/time.c */
 SYSCALL_DEFINE1(adjtimex, struct __kernel_timex *, txc_p)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(setrlimit, unsigned int, resource, struct rlimit *, rlim)
 {
 	return sys_ni_syscall();
 }
@@ -286,72 +202,6 @@ SYSCALL_DEFINE2(delete_module, const char *, name_user, unsigned int, flags)
 
 /* fs/quota/quota.c */
 SYSCALL_DEFINE4(quotactl, unsigned int, cmd, const char *, special, qid_t, id, void *, addr)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/readahead.c */
-SYSCALL_DEFINE3(readahead, int, fd, loff_t, offset, size_t, count)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE5(setxattr, const char *, pathname, const char *, name, const void *, value, size_t, size, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE5(lsetxattr, const char *, pathname, const char *, name, const void *, value, size_t, size, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE5(fsetxattr, int, fd, const char *, name, const void *, value, size_t, size, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE3(listxattr, const char *, pathname, char *, list, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE3(llistxattr, const char *, pathname, char *, list, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE3(flistxattr, int, fd, char *, list, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE2(removexattr, const char *, pathname, const char *, name)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE2(lremovexattr, const char *, pathname, const char *, name)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE2(fremovexattr, int, fd, const char *, name)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE3(sched_setaffinity, pid_t, pid, unsigned int, len, unsigned long *, user_mask_ptr)
 {
 	return sys_ni_syscall();
 }
@@ -488,104 +338,14 @@ SYSCALL_DEFINE5(keyctl, int, option, unsigned long, arg2, unsigned long, arg3, u
 	return sys_ni_syscall();
 }
 
-/* fs/notify/inotify/inotify_user.c */
-SYSCALL_DEFINE0(inotify_init)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/notify/inotify/inotify_user.c */
-SYSCALL_DEFINE3(inotify_add_watch, int, fd, const char *, pathname, u32, mask)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/notify/inotify/inotify_user.c */
-SYSCALL_DEFINE2(inotify_rm_watch, int, fd, __s32, wd)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/mempolicy.c */
 SYSCALL_DEFINE4(migrate_pages, pid_t, pid, unsigned long, maxnode, const unsigned long *, old_nodes, const unsigned long *, new_nodes)
 {
 	return sys_ni_syscall();
 }
 
-/* fs/open.c */
-SYSCALL_DEFINE5(fchownat, int, dfd, const char *, filename, uid_t, user, gid_t, group, int, flag)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/splice.c */
-SYSCALL_DEFINE6(splice, int, fd_in, loff_t *, off_in, int, fd_out, loff_t *, off_out, size_t, len, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/splice.c */
-SYSCALL_DEFINE4(tee, int, fdin, int, fdout, size_t, len, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/splice.c */
-SYSCALL_DEFINE4(vmsplice, int, fd, const struct iovec *, uiov, unsigned long, nr_segs, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/migrate.c */
 SYSCALL_DEFINE6(move_pages, pid_t, pid, unsigned long, nr_pages, const void * *, pages, const int *, nodes, int *, status, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/signalfd.c */
-SYSCALL_DEFINE3(signalfd, int, ufd, sigset_t *, user_mask, size_t, sizemask)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/timerfd.c */
-SYSCALL_DEFINE2(timerfd_create, int, clockid, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE4(fallocate, int, fd, int, mode, loff_t, offset, loff_t, len)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/timerfd.c */
-SYSCALL_DEFINE4(timerfd_settime, int, ufd, int, flags, const struct __kernel_itimerspec *, utmr, struct __kernel_itimerspec *, otmr)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/timerfd.c */
-SYSCALL_DEFINE2(timerfd_gettime, int, ufd, struct __kernel_itimerspec *, otmr)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/signalfd.c */
-SYSCALL_DEFINE4(signalfd4, int, ufd, sigset_t *, user_mask, size_t, sizemask, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/notify/inotify/inotify_user.c */
-SYSCALL_DEFINE1(inotify_init1, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE5(recvmmsg, int, fd, struct mmsghdr *, mmsg, unsigned int, vlen, unsigned int, flags, struct __kernel_timespec *, timeout)
 {
 	return sys_ni_syscall();
 }
@@ -620,12 +380,6 @@ SYSCALL_DEFINE2(clock_adjtime, const clockid_t, which_clock, struct __kernel_tim
 	return sys_ni_syscall();
 }
 
-/* net/socket.c */
-SYSCALL_DEFINE4(sendmmsg, int, fd, struct mmsghdr *, mmsg, unsigned int, vlen, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/nsproxy.c */
 SYSCALL_DEFINE2(setns, int, fd, int, flags)
 {
@@ -656,26 +410,8 @@ SYSCALL_DEFINE3(finit_module, int, fd, const char *, uargs, int, flags)
 	return sys_ni_syscall();
 }
 
-/* kernel/sched/core.c */
-SYSCALL_DEFINE3(sched_setattr, pid_t, pid, struct sched_attr *, uattr, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE4(sched_getattr, pid_t, pid, struct sched_attr *, uattr, unsigned int, usize, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/seccomp.c */
 SYSCALL_DEFINE3(seccomp, unsigned int, op, unsigned int, flags, void *, uargs)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/memfd.c */
-SYSCALL_DEFINE2(memfd_create, const char *, uname, unsigned int, flags)
 {
 	return sys_ni_syscall();
 }
@@ -686,26 +422,8 @@ SYSCALL_DEFINE5(kexec_file_load, int, kernel_fd, int, initrd_fd, unsigned long, 
 	return sys_ni_syscall();
 }
 
-/* fs/exec.c */
-SYSCALL_DEFINE5(execveat, int, fd, const char *, filename, const char *const *, argv, const char *const *, envp, int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/userfaultfd.c */
 SYSCALL_DEFINE1(userfaultfd, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/membarrier.c */
-SYSCALL_DEFINE3(membarrier, int, cmd, unsigned int, flags, int, cpu_id)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mlock.c */
-SYSCALL_DEFINE3(mlock2, unsigned long, start, size_t, len, int, flags)
 {
 	return sys_ni_syscall();
 }
@@ -730,12 +448,6 @@ SYSCALL_DEFINE1(pkey_free, int, pkey)
 
 /* fs/aio.c */
 SYSCALL_DEFINE6(io_pgetevents, aio_context_t, ctx_id, long, min_nr, long, nr, struct io_event *, events, struct __kernel_timespec *, timeout, const struct __aio_sigset *, usig)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE4(pidfd_send_signal, int, pidfd, int, sig, siginfo_t *, info, unsigned int, flags)
 {
 	return sys_ni_syscall();
 }
@@ -784,18 +496,6 @@ SYSCALL_DEFINE3(fsmount, int, fs_fd, unsigned int, flags, unsigned int, attr_fla
 
 /* fs/fsopen.c */
 SYSCALL_DEFINE3(fspick, int, dfd, const char *, path, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/pid.c */
-SYSCALL_DEFINE2(pidfd_open, pid_t, pid, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/pid.c */
-SYSCALL_DEFINE3(pidfd_getfd, int, pidfd, int, fd, unsigned int, flags)
 {
 	return sys_ni_syscall();
 }

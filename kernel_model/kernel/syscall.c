@@ -111,7 +111,7 @@ notrace void do_syscall_64(struct pt_regs *regs, int nr)
 
 SYSCALL_DEFINE0(getuid)
 {
-	return from_kuid_munged(&init_user_ns, current->uid);	/* current_user_ns() */
+	return from_kuid_munged(&init_user_ns, current_cred()->uid);	/* current_user_ns() */
 }
 
 SYSCALL_DEFINE0(getpid)

@@ -13,6 +13,12 @@
 /* ktime_get(): CLOCK_MONOTONIC, the machine's clock within the slice too (as the trace clock
  * and bpf_ktime_get_ns() read it: a sleep they time is never short), never below its last
  * read on this cpu (the TSC's extrapolation and the host's next now_ns may differ by a few ns) */
+/* kernel/time/time.c: jiffies in microseconds (HZ divides USEC_PER_SEC) */
+noinline unsigned int jiffies_to_usecs(const unsigned long j)
+{
+	return j * (USEC_PER_SEC / HZ);
+}
+
 notrace u64 ktime_get(void)
 {
 	struct percpu *pc = this_cpu();

@@ -7,9 +7,11 @@
  * tracepoints, as the trace's do, with per-syscall lists.
  */
 #include "../include/perf_event.h"
+#include "../include/cred.h"
 #include "../include/bpf.h"
 #include "../include/trace/kprobe_perf.h"
 #include "../include/trace/uprobe_perf.h"
+#include "../include/kallsyms.h"
 
 #define PERF_MAX_TRACE_SIZE	2048
 #define PERF_NR_CONTEXTS	4
@@ -64,7 +66,7 @@ static int perf_trace_event_perm(struct perf_event *event)
 {
 	if (event->parent || !(event->attr.sample_type & PERF_SAMPLE_RAW))
 		return 0;
-	if (sysctl_perf_event_paranoid > -1 && current->euid != 0)
+	if (sysctl_perf_event_paranoid > -1 && current_cred()->euid != 0)
 		return -EPERM;	/* perf_allow_tracepoint() */
 	return 0;
 }
@@ -136,8 +138,6 @@ int perf_trace_init(struct perf_event *event)
 		ret = perf_trace_kprobe_event_init(event, event_id);
 	return ret;
 }
-
-static void perf_event_detach_bpf_prog(struct perf_event *event);
 
 void perf_trace_destroy(struct perf_event *event)
 {
@@ -239,7 +239,9 @@ unlock:
 	return ret;
 }
 
-static void perf_event_detach_bpf_prog(struct perf_event *event)
+/* perf_event_detach_bpf_prog(): the tracing event's program out of its programs, the event's
+ * reference put (its destroy, a perf link's release) */
+void perf_event_detach_bpf_prog(struct perf_event *event)
 {
 	struct bpf_prog_array **slot, *old, *new;
 
@@ -433,11 +435,11 @@ int perf_kprobe_init(struct perf_event *event, bool is_retprobe)
 	if (event->parent)
 		return perf_probe_inherit(event);
 	if (event->attr.kprobe_func) {
-		func = kzalloc(KPROBE_FUNC_LEN, GFP_KERNEL);
+		func = kzalloc(KSYM_NAME_LEN, GFP_KERNEL);
 		if (!func)
 			return -ENOMEM;
-		ret = strncpy_from_user(func, (const char *)event->attr.kprobe_func, KPROBE_FUNC_LEN);
-		if (ret == KPROBE_FUNC_LEN)
+		ret = strncpy_from_user(func, (const char *)event->attr.kprobe_func, KSYM_NAME_LEN);
+		if (ret == KSYM_NAME_LEN)
 			ret = -E2BIG;
 		if (ret < 0) {
 			kfree(func);

@@ -15,68 +15,9 @@
 
 struct kprobe_perf_call *kprobe_perf_calls[KG_MAX_PROBES];
 
-static DEFINE_MUTEX(kprobe_host_mutex);	/* one request at a time */
-static struct kprobe_host_req kprobe_host_req;
-static struct wait_queue_head kprobe_host_wq;
-static bool kprobe_host_wq_ready;
-
-/* The host answered: the requester wakes (sysvec_call_function). */
-void kprobe_host_interrupt(void)
-{
-	if (READ_ONCE(kprobe_host_wq_ready) && READ_ONCE(kprobe_host_req.done))
-		wake_up(&kprobe_host_wq);
-}
-
-/* Post the request (filled by the caller, kprobe_host_mutex held) and sleep until the host
- * answered it: registering arms text, which the host does with every cpu stopped. */
-static int kprobe_host_call(void)
-{
-	struct kprobe_host_req *req = &kprobe_host_req;
-
-	if (!kprobe_host_wq_ready) {
-		init_waitqueue_head(&kprobe_host_wq);
-		WRITE_ONCE(kprobe_host_wq_ready, true);
-	}
-	req->result = -ENOSYS;
-	WRITE_ONCE(req->done, 0);
-	host_kprobe_request(req);
-	wait_event(kprobe_host_wq, READ_ONCE(req->done));
-	return req->result;
-}
-
-/* The ftrace site at site calls tramp (0: what the function tracers want of it again), as
- * register_ftrace_direct()/unregister_ftrace_direct() of 6.1; the host patches it (and drops every
- * cpu's translations of the size bytes of code at tramp, which the kernel has just written, and
- * which it names as kallsyms would: bpf_trampoline_<key>) */
-int ftrace_set_direct(unsigned long site, unsigned long tramp, u32 size, const char *name)
-{
-	struct kprobe_host_req *req = &kprobe_host_req;
-	int ret;
-
-	mutex_lock(&kprobe_host_mutex);
-	memset(req, 0, sizeof(*req));
-	req->op = KPROBE_REQ_DIRECT;
-	req->addr = site;
-	req->offset = tramp;
-	req->is_return = size;
-	if (name)
-		strscpy_pad(req->func, name, sizeof(req->func));
-	ret = kprobe_host_call();
-	mutex_unlock(&kprobe_host_mutex);
-	return ret;
-}
-
-int kprobe_host_request(void (*fill)(struct kprobe_host_req *req, const void *arg), const void *arg)
-{
-	int ret;
-
-	mutex_lock(&kprobe_host_mutex);
-	memset(&kprobe_host_req, 0, sizeof(kprobe_host_req));
-	fill(&kprobe_host_req, arg);
-	ret = kprobe_host_call();
-	mutex_unlock(&kprobe_host_mutex);
-	return ret;
-}
+/* one registration or event arming at a time: an index the host answers is in kprobe_perf_calls
+ * before the next request may free or reuse it; and kprobe_event_calls */
+static DEFINE_MUTEX(kprobe_perf_mutex);
 
 static void kprobe_perf_call_kfree(struct kprobe_perf_call *call)
 {
@@ -84,6 +25,7 @@ static void kprobe_perf_call_kfree(struct kprobe_perf_call *call)
 	kfree(call->probes);
 	kfree(call->meta.fields);
 	kfree(call->fields_text);
+	kfree(call->symbol);
 	kfree(call);
 }
 
@@ -151,13 +93,17 @@ struct kprobe_perf_call *kprobe_perf_call_alloc(bool event)
 	return call;
 }
 
-/* A request of op on probe (a probe's index, or an event's id), kprobe_host_mutex held */
+/* A request of op on probe (a probe's index, or an event's id) */
 static int kprobe_host_op(u32 op, u32 probe)
 {
-	memset(&kprobe_host_req, 0, sizeof(kprobe_host_req));
-	kprobe_host_req.op = op;
-	kprobe_host_req.probe = probe;
-	return kprobe_host_call();
+	struct kernel_req *req = kernel_request_begin();
+	int ret;
+
+	req->op = op;
+	req->probe = probe;
+	ret = kernel_request_post(req);
+	kernel_request_end();
+	return ret;
 }
 
 /* create_local_trace_kprobe(): func (NULL: at addr) + offs; the host checks the name (ENOENT:
@@ -167,29 +113,40 @@ static int kprobe_host_op(u32 op, u32 probe)
 struct kprobe_perf_call *create_local_trace_kprobe(const char *func, u64 addr, u64 offs, bool is_return)
 {
 	struct kprobe_perf_call *call = kprobe_perf_call_alloc(false);
-	struct kprobe_host_req *req = &kprobe_host_req;
+	struct kernel_req *req;
 	int ret;
 
 	if (!call)
 		return ERR_PTR(-ENOMEM);
 	call->is_return = is_return;
-	mutex_lock(&kprobe_host_mutex);
-	memset(req, 0, sizeof(*req));
-	req->op = KPROBE_REQ_REGISTER;
+	if (func) {
+		call->symbol = kstrdup(func, GFP_KERNEL);
+		call->offset = offs;
+		if (!call->symbol) {
+			kprobe_perf_call_kfree(call);
+			return ERR_PTR(-ENOMEM);
+		}
+	} else {
+		call->addr = addr;
+	}
+	mutex_lock(&kprobe_perf_mutex);
+	req = kernel_request_begin();
+	req->op = KERNEL_REQ_KPROBE_REGISTER;
 	req->is_return = is_return;
 	if (func) {
-		memcpy(req->func, func, strlen(func) + 1);	/* shorter than KSYM_NAME_LEN */
+		memcpy(req->name, func, strlen(func) + 1);	/* shorter than KSYM_NAME_LEN */
 		req->offset = offs;
 	} else {
 		req->addr = addr;
 	}
-	ret = kprobe_host_call();
+	ret = kernel_request_post(req);
+	kernel_request_end();
 	if (ret >= 0 && ret < KG_MAX_PROBES) {
 		call->probe = ret;
 		/* its hits run the call from now on */
 		__atomic_store_n(&kprobe_perf_calls[ret], call, __ATOMIC_RELEASE);
 	}
-	mutex_unlock(&kprobe_host_mutex);
+	mutex_unlock(&kprobe_perf_mutex);
 	if (ret < 0 || ret >= KG_MAX_PROBES) {
 		kprobe_perf_call_kfree(call);
 		return ERR_PTR(ret < 0 ? ret : -EINVAL);
@@ -210,10 +167,10 @@ void destroy_local_trace_kprobe(struct kprobe_perf_call *call)
 {
 	if (--call->refcount)
 		return;
-	mutex_lock(&kprobe_host_mutex);
+	mutex_lock(&kprobe_perf_mutex);
 	__atomic_store_n(&kprobe_perf_calls[call->probe], NULL, __ATOMIC_RELEASE);
-	kprobe_host_op(KPROBE_REQ_UNREGISTER, call->probe);
-	mutex_unlock(&kprobe_host_mutex);
+	kprobe_host_op(KERNEL_REQ_KPROBE_UNREGISTER, call->probe);
+	mutex_unlock(&kprobe_perf_mutex);
 	kprobe_perf_call_free(call);
 }
 
@@ -243,17 +200,32 @@ static void kprobe_perf_call_free_rcu(struct rcu_head *rcu)
  * kretprobe_trace_entry_head) and the fetched arguments, as its event's format describes (a
  * local probe has no arguments, and its type is 0: its call is never registered as an event).
  */
+/* kprobe_running()'s address while a probe's BPF programs run on this cpu (bpf_get_func_ip) */
+static u64 kprobe_running_addr[NR_CPUS];
+
+notrace u64 kprobe_running_ip(void)
+{
+	return kprobe_running_addr[smp_processor_id()];
+}
+
 notrace void kprobe_perf_func(struct kprobe_perf_call *call, struct kg_probe *kp, u64 func, u64 ret_ip, u64 ip,
 			      struct pt_regs *regs)
 {
 	struct bpf_prog_array *progs = __atomic_load_n(&call->prog_array, __ATOMIC_ACQUIRE);
-	u8 *body = kg_body[smp_processor_id()];
+	int cpu = smp_processor_id();
+	u8 *body = kg_body[cpu];
 	struct list_head *head;
 	struct trace_entry *entry;
 	int len, size, rctx;
+	bool keep;
 
-	if (progs && !trace_call_bpf(progs, regs))
-		return;
+	if (progs) {
+		kprobe_running_addr[cpu] = func;	/* a kretprobe's: its function's */
+		keep = trace_call_bpf(progs, regs);
+		kprobe_running_addr[cpu] = 0;
+		if (!keep)
+			return;
+	}
 	head = &call->perf_events[smp_processor_id()];
 	if (list_empty(head))
 		return;
@@ -271,46 +243,54 @@ notrace void kprobe_perf_func(struct kprobe_perf_call *call, struct kg_probe *kp
 /* ---- kprobe events of kprobe_events as tracepoint perf sources (kprobe_register()'s
  * TRACE_REG_PERF_REGISTER/UNREGISTER): one call per event, shared by its perf events ---- */
 
-static LIST_HEAD(kprobe_event_calls);	/* under kprobe_host_mutex */
+static LIST_HEAD(kprobe_event_calls);	/* under kprobe_perf_mutex */
 
 struct kprobe_perf_call *kprobe_event_perf_get(u16 type)
 {
-	struct kprobe_host_req *req = &kprobe_host_req;
 	struct kprobe_perf_call *call;
+	struct kernel_req *req;
+	bool armed;
 	int ret, i;
 
-	mutex_lock(&kprobe_host_mutex);
+	mutex_lock(&kprobe_perf_mutex);
 	list_for_each_entry(call, &kprobe_event_calls, node) {
 		if (call->type == type) {
 			call->refcount++;
-			mutex_unlock(&kprobe_host_mutex);
+			mutex_unlock(&kprobe_perf_mutex);
 			return call;
 		}
 	}
 	call = kprobe_perf_call_alloc(true);
 	if (!call) {
-		mutex_unlock(&kprobe_host_mutex);
+		mutex_unlock(&kprobe_perf_mutex);
 		return ERR_PTR(-ENOMEM);
 	}
 	call->type = type;
-	ret = kprobe_host_op(KPROBE_REQ_PERF_OPEN, type);
+	req = kernel_request_begin();
+	req->op = KERNEL_REQ_KPROBE_PERF_OPEN;
+	req->probe = type;
+	ret = kernel_request_post(req);
+	armed = ret > 0;
 	if (ret > 0 && ret <= KPROBE_EVENT_MAX_PROBES) {
-		kprobe_host_req.fields[KPROBE_FIELDS_LEN - 1] = 0;
-		i = kprobe_event_fields(call, kprobe_host_req.fields);
-		if (i < 0) {
-			kprobe_host_op(KPROBE_REQ_PERF_CLOSE, type);
-			ret = i;
+		size_t fields_len;
+
+		req->text[KERNEL_REQ_TEXT_LEN - 1] = 0;
+		fields_len = strlen(req->text);
+		i = kprobe_event_fields(call, req->text);
+		/* its first probe's function (after the fields' NUL; none: at addr) and offset */
+		call->is_return = req->is_return;
+		call->offset = req->offset;
+		call->addr = req->addr;
+		if (!i && fields_len + 1 < KERNEL_REQ_TEXT_LEN && req->text[fields_len + 1]) {
+			call->symbol = kstrdup(req->text + fields_len + 1, GFP_KERNEL);
+			if (!call->symbol)
+				i = -ENOMEM;
 		}
+		if (i < 0)
+			ret = i;
 	}
-	if (ret <= 0 || ret > KPROBE_EVENT_MAX_PROBES) {
-		if (ret > 0)	/* armed, but more probes than an answer holds: give them back */
-			kprobe_host_op(KPROBE_REQ_PERF_CLOSE, type);
-		mutex_unlock(&kprobe_host_mutex);
-		kprobe_perf_call_kfree(call);
-		return ERR_PTR(ret < 0 ? ret : -EINVAL);
-	}
-	for (i = 0; i < ret; i++) {
-		u32 p = ((u32 *)req->func)[i];
+	for (i = 0; ret > 0 && ret <= KPROBE_EVENT_MAX_PROBES && i < ret; i++) {
+		u32 p = ((u32 *)req->name)[i];
 
 		if (p >= KG_MAX_PROBES)
 			continue;
@@ -318,8 +298,18 @@ struct kprobe_perf_call *kprobe_event_perf_get(u16 type)
 		/* its hits run the call from now on */
 		__atomic_store_n(&kprobe_perf_calls[p], call, __ATOMIC_RELEASE);
 	}
+	kernel_request_end();
+	if (ret <= 0 || ret > KPROBE_EVENT_MAX_PROBES) {
+		/* armed, but its fields unreadable or more probes than an answer holds: give
+		 * them back */
+		if (armed)
+			kprobe_host_op(KERNEL_REQ_KPROBE_PERF_CLOSE, type);
+		mutex_unlock(&kprobe_perf_mutex);
+		kprobe_perf_call_kfree(call);
+		return ERR_PTR(ret < 0 ? ret : -EINVAL);
+	}
 	list_add(&call->node, &kprobe_event_calls);
-	mutex_unlock(&kprobe_host_mutex);
+	mutex_unlock(&kprobe_perf_mutex);
 	return call;
 }
 
@@ -327,9 +317,9 @@ void kprobe_event_perf_put(struct kprobe_perf_call *call)
 {
 	int i;
 
-	mutex_lock(&kprobe_host_mutex);
+	mutex_lock(&kprobe_perf_mutex);
 	if (--call->refcount) {
-		mutex_unlock(&kprobe_host_mutex);
+		mutex_unlock(&kprobe_perf_mutex);
 		return;
 	}
 	list_del_init(&call->node);
@@ -340,7 +330,29 @@ void kprobe_event_perf_put(struct kprobe_perf_call *call)
 		__atomic_compare_exchange_n(&kprobe_perf_calls[call->probes[i]], &mine, NULL, false,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	}
-	kprobe_host_op(KPROBE_REQ_PERF_CLOSE, call->type);
-	mutex_unlock(&kprobe_host_mutex);
+	kprobe_host_op(KERNEL_REQ_KPROBE_PERF_CLOSE, call->type);
+	mutex_unlock(&kprobe_perf_mutex);
 	kprobe_perf_call_free(call);
+}
+
+/* bpf_get_kprobe_info(): a kprobe PMU event's probe, or a kprobe event's first one
+ * (perf_type_tracepoint): its function and offset, or its address */
+int bpf_get_kprobe_info(const struct perf_event *event, u32 *fd_type, const char **symbol, u64 *probe_offset,
+			u64 *probe_addr, bool perf_type_tracepoint)
+{
+	const struct kprobe_perf_call *call = event->kprobe_call;
+
+	if (!call || !perf_type_tracepoint != !call->type)
+		return -EINVAL;
+	*fd_type = call->is_return ? BPF_FD_TYPE_KRETPROBE : BPF_FD_TYPE_KPROBE;
+	if (call->symbol) {
+		*symbol = call->symbol;
+		*probe_offset = call->offset;
+		*probe_addr = 0;
+	} else {
+		*symbol = NULL;
+		*probe_offset = 0;
+		*probe_addr = call->addr;
+	}
+	return 0;
 }

@@ -12,6 +12,7 @@
 #include "../include/fs.h"
 #include "../include/mutex.h"
 #include "../include/trace/uprobe_perf.h"
+#include "../include/kernel_request.h"
 
 struct kprobe_perf_call *uprobe_perf_calls[UPROBE_PERF_MAX];
 static DEFINE_MUTEX(uprobe_perf_mutex);	/* the slots */
@@ -26,7 +27,7 @@ struct uprobe_req_args {
 	const char *host_path;
 };
 
-static void uprobe_req_fill(struct kprobe_host_req *req, const void *arg)
+static void uprobe_req_fill(struct kernel_req *req, const void *arg)
 {
 	const struct uprobe_req_args *a = arg;
 
@@ -35,9 +36,9 @@ static void uprobe_req_fill(struct kprobe_host_req *req, const void *arg)
 	req->is_return = a->is_return;
 	req->offset = a->offset;
 	req->addr = a->ref_ctr_offset;
-	memcpy(req->func, &a->ino, sizeof(a->ino));
+	memcpy(req->name, &a->ino, sizeof(a->ino));
 	if (a->host_path)
-		strscpy_pad(req->fields, a->host_path, sizeof(req->fields));
+		strscpy_pad(req->text, a->host_path, sizeof(req->text));
 }
 
 /* The host's path of a hostfs file: its path from the root of its hostfs mount (the host's "/") */
@@ -56,7 +57,7 @@ static char *host_path_of(const struct path *path, char *buf)
  * registered and armed at once (its perf event is its only user) */
 struct kprobe_perf_call *create_local_trace_uprobe(const char *name, u64 offs, u64 ref_ctr_offset, bool is_return)
 {
-	struct uprobe_req_args a = { KPROBE_REQ_UPROBE_REGISTER, 0, 0, offs, ref_ctr_offset, is_return, NULL };
+	struct uprobe_req_args a = { KERNEL_REQ_UPROBE_REGISTER, 0, 0, offs, ref_ctr_offset, is_return, NULL };
 	struct kprobe_perf_call *call;
 	struct path path;
 	struct inode *inode;
@@ -92,6 +93,12 @@ struct kprobe_perf_call *create_local_trace_uprobe(const char *name, u64 offs, u
 		goto fail;
 	}
 	call->is_return = is_return;
+	call->symbol = kstrdup(name, GFP_KERNEL);	/* tu->filename */
+	call->offset = offs;
+	if (!call->symbol) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	mutex_lock(&uprobe_perf_mutex);
 	for (slot = 0; slot < UPROBE_PERF_MAX && uprobe_perf_calls[slot]; slot++)
 		;
@@ -103,7 +110,7 @@ struct kprobe_perf_call *create_local_trace_uprobe(const char *name, u64 offs, u
 	call->probe = a.slot = slot;
 	/* its hits run the call as soon as the host arms it */
 	__atomic_store_n(&uprobe_perf_calls[slot], call, __ATOMIC_RELEASE);
-	ret = kprobe_host_request(uprobe_req_fill, &a);
+	ret = kernel_request(uprobe_req_fill, &a);
 	if (ret)
 		__atomic_store_n(&uprobe_perf_calls[slot], NULL, __ATOMIC_RELEASE);
 	mutex_unlock(&uprobe_perf_mutex);
@@ -122,12 +129,12 @@ fail:
  * the last) and its call goes once no cpu may be running it */
 void destroy_local_trace_uprobe(struct kprobe_perf_call *call)
 {
-	struct uprobe_req_args a = { KPROBE_REQ_UPROBE_UNREGISTER, call->probe, 0, 0, 0, false, NULL };
+	struct uprobe_req_args a = { KERNEL_REQ_UPROBE_UNREGISTER, call->probe, 0, 0, 0, false, NULL };
 
 	if (--call->refcount)
 		return;
 	mutex_lock(&uprobe_perf_mutex);
-	kprobe_host_request(uprobe_req_fill, &a);
+	kernel_request(uprobe_req_fill, &a);
 	__atomic_store_n(&uprobe_perf_calls[call->probe], NULL, __ATOMIC_RELEASE);
 	mutex_unlock(&uprobe_perf_mutex);
 	kprobe_perf_call_free(call);
@@ -176,4 +183,19 @@ notrace void uprobe_perf_func(u32 slot, struct pt_regs *regs, u64 func, bool is_
 	perf_trace_buf_submit(entry, size, rctx, 0, 1, regs, head, NULL);
 out:
 	arch_local_irq_restore(flags);
+}
+
+/* bpf_get_uprobe_info(): a uprobe PMU event's file, as its perf event named it, and offset
+ * (uprobe events of uprobe_events are not perf tracepoint sources here: no perf_type_tracepoint) */
+int bpf_get_uprobe_info(const struct perf_event *event, u32 *fd_type, const char **filename, u64 *probe_offset,
+			bool perf_type_tracepoint)
+{
+	const struct kprobe_perf_call *call = event->kprobe_call;
+
+	if (perf_type_tracepoint || !call)
+		return -EINVAL;
+	*fd_type = call->is_return ? BPF_FD_TYPE_URETPROBE : BPF_FD_TYPE_UPROBE;
+	*filename = call->symbol;
+	*probe_offset = call->offset;
+	return 0;
 }

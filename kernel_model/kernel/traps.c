@@ -194,15 +194,9 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 		flags |= FAULT_FLAG_WRITE;
 	if (error_code & X86_PF_INSTR)
 		flags |= FAULT_FLAG_INSTRUCTION;
-	if (!mmap_read_trylock(mm))
-		mmap_read_lock(mm);
-	vma = find_vma(mm, address);
+	vma = lock_mm_and_find_vma(mm, address, regs);
 	if (!vma) {
-		bad_area(regs, error_code, address);
-		return;
-	}
-	if (vma->vm_start > address && (!(vma->vm_flags & VM_GROWSDOWN) || expand_stack(vma, address))) {
-		bad_area(regs, error_code, address);
+		bad_area_nosemaphore(regs, error_code, address);
 		return;
 	}
 	if (access_error(error_code, vma)) {

@@ -42,7 +42,7 @@ notrace struct ucounts *get_ucounts_uid(uid_t uid)
 	return u;
 }
 
-static notrace void put_ucounts(struct ucounts *u)
+static noinline void put_ucounts(struct ucounts *u)
 {
 	unsigned long flags;
 

@@ -44,6 +44,18 @@ void *memset(void *d, int c, size_t n)
 	return d;
 }
 
+/* lib/string.c's strnchr(): c in the first count bytes of s, up to its NUL; NULL: not there */
+char *strnchr(const char *s, size_t count, int c)
+{
+	while (count--) {
+		if (*s == (char)c)
+			return (char *)s;
+		if (*s++ == '\0')
+			break;
+	}
+	return NULL;
+}
+
 size_t strlen(const char *s)
 {
 	const char *p = s;
@@ -69,11 +81,14 @@ int strcmp(const char *a, const char *b)
 	return (u8)*a - (u8)*b;
 }
 
+/* lib/string.c's: -1 or 1 at the first difference (bpf_strncmp() returns it to a program) */
 int strncmp(const char *a, const char *b, size_t n)
 {
 	for (; n && *a && *a == *b; n--)
 		a++, b++;
-	return n ? (u8)*a - (u8)*b : 0;
+	if (!n || (u8)*a == (u8)*b)
+		return 0;
+	return (u8)*a < (u8)*b ? -1 : 1;
 }
 
 char *strscpy_pad(char *d, const char *s, size_t n)
@@ -144,34 +159,68 @@ int strcasecmp(const char *s1, const char *s2)
 	return c1 - c2;
 }
 
-/* lib/kstrtox.c's _kstrtoull(): digits in base 8, 10 or 16 (base 0: by its "0x"/"0" prefix), one
- * newline after them at most; -EINVAL for anything else, -ERANGE past 64 bits */
+/* lib/kstrtox.c's _parse_integer_fixup_radix(): base 0 is 16 after "0x" and a hex digit, 8
+ * after another "0", else 10; a base 16 number's "0x" is skipped */
+const char *_parse_integer_fixup_radix(const char *s, unsigned int *base)
+{
+	if (*base == 0) {
+		if (s[0] == '0') {
+			if ((s[1] | 0x20) == 'x' && ((s[2] >= '0' && s[2] <= '9') || ((s[2] | 0x20) >= 'a' && (s[2] | 0x20) <= 'f')))
+				*base = 16;
+			else
+				*base = 8;
+		} else {
+			*base = 10;
+		}
+	}
+	if (*base == 16 && s[0] == '0' && (s[1] | 0x20) == 'x')
+		s += 2;
+	return s;
+}
+
+/* _parse_integer(): the digits of base at s, their value in *p; how many, with KSTRTOX_OVERFLOW
+ * if the value passed 64 bits */
+unsigned int _parse_integer(const char *s, unsigned int base, unsigned long long *p)
+{
+	unsigned long long res = 0;
+	unsigned int rv = 0;
+
+	for (;; s++, rv++) {
+		unsigned int c = *s, lc = c | 0x20, val;
+
+		if (c >= '0' && c <= '9')
+			val = c - '0';
+		else if (lc >= 'a' && lc <= 'f')
+			val = lc - 'a' + 10;
+		else
+			break;
+		if (val >= base)
+			break;
+		if (res > (~0ULL - val) / base)
+			rv |= KSTRTOX_OVERFLOW;
+		res = res * base + val;
+	}
+	*p = res;
+	return rv;
+}
+
+/* _kstrtoull(): digits in base 8, 10 or 16 (base 0: by the prefix), one newline after them at
+ * most; -EINVAL for anything else, -ERANGE past 64 bits */
 static int _kstrtoull(const char *s, unsigned int base, unsigned long long *res)
 {
-	unsigned long long v = 0;
-	bool any = false;
+	unsigned long long v;
+	unsigned int rv;
 
-	if (!base || base == 16) {
-		if (s[0] == '0' && (s[1] | 0x20) == 'x' &&
-		    ((s[2] >= '0' && s[2] <= '9') || ((s[2] | 0x20) >= 'a' && (s[2] | 0x20) <= 'f')))
-			s += 2, base = 16;
-		else if (!base)
-			base = s[0] == '0' ? 8 : 10;
-	}
-	for (;; s++) {
-		unsigned int d = *s >= '0' && *s <= '9' ? *s - '0' :
-				 (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f' ? (*s | 0x20) - 'a' + 10 : 16;
-
-		if (d >= base)
-			break;
-		if (v > (~0ULL - d) / base)
-			return -ERANGE;
-		v = v * base + d;
-		any = true;
-	}
+	s = _parse_integer_fixup_radix(s, &base);
+	rv = _parse_integer(s, base, &v);
+	if (rv & KSTRTOX_OVERFLOW)
+		return -ERANGE;
+	if (rv == 0)
+		return -EINVAL;
+	s += rv;
 	if (*s == '\n')
 		s++;
-	if (!any || *s)
+	if (*s)
 		return -EINVAL;
 	*res = v;
 	return 0;

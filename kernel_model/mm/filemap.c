@@ -15,6 +15,7 @@
 #include "../include/buffer_head.h"
 #include "../include/slab.h"
 #include "../include/trace/trace.h"
+#include "../include/signal.h"
 
 /* the waiters for any page's writeback (6.1 hashes them over folio_wait_table) */
 static struct wait_queue_head folio_wait_table = {
@@ -22,12 +23,13 @@ static struct wait_queue_head folio_wait_table = {
 	.head = LIST_HEAD_INIT(folio_wait_table.head),
 };
 
-/* The slot of index in the mapping's page array; the array grown when asked. */
+/* The slot of index in the mapping's page array; the array grown when asked (copied under the
+ * mapping's lock, which reclaim clears slots under). */
 notrace void **mapping_slot(struct address_space *m, unsigned long index, bool grow)
 {
-	if (index >= m->nr_slots) {
-		unsigned long n = max(16UL, m->nr_slots);
-		void **pages;
+	while (index >= READ_ONCE(m->nr_slots)) {
+		unsigned long n = max(16UL, m->nr_slots), flags;
+		void **pages, **old = NULL;
 
 		if (!grow)
 			return NULL;
@@ -36,25 +38,59 @@ notrace void **mapping_slot(struct address_space *m, unsigned long index, bool g
 		pages = kzalloc(n * sizeof(void *), GFP_KERNEL);
 		if (!pages)
 			return NULL;
-		if (m->pages)
-			memcpy(pages, m->pages, m->nr_slots * sizeof(void *));
-		kfree(m->pages);
-		m->pages = pages;
-		m->nr_slots = n;
+		spin_lock_irqsave(&m->i_pages_lock, flags);
+		if (m->nr_slots < n) {
+			if (m->pages)
+				memcpy(pages, m->pages, m->nr_slots * sizeof(void *));
+			old = m->pages;
+			m->pages = pages;
+			m->nr_slots = n;
+			pages = NULL;
+		}
+		spin_unlock_irqrestore(&m->i_pages_lock, flags);
+		kfree(old);
+		kfree(pages);
 	}
 	return &m->pages[index];
 }
 
+/* The page at index with a reference taken, or NULL (filemap_get_entry: a page reclaim is
+ * taking out, its count frozen, is waited out; one that left meanwhile is let go) */
+static __always_inline void *filemap_get_entry(struct address_space *mapping, unsigned long index)
+{
+	void **slot, *page;
+
+	for (;;) {
+		slot = mapping_slot(mapping, index, false);
+		page = slot ? READ_ONCE(*slot) : NULL;
+		if (!page)
+			return NULL;
+		if (!folio_try_get(page))
+			continue;
+		if (page == READ_ONCE(mapping->pages[index]))
+			return page;
+		folio_put(page);
+	}
+}
+
 static noinline int __filemap_add_folio(struct address_space *mapping, void *page, unsigned long index, gfp_t gfp)
 {
-	void **slot = mapping_slot(mapping, index, true);
+	unsigned long flags;
+	void **slot;
 
-	if (!slot)
+	if (!mapping_slot(mapping, index, true))
 		return -ENOMEM;
-	if (*slot)
+	spin_lock_irqsave(&mapping->i_pages_lock, flags);
+	slot = mapping_slot(mapping, index, false);
+	if (*slot) {
+		spin_unlock_irqrestore(&mapping->i_pages_lock, flags);
 		return -EEXIST;
+	}
+	page_of(page)->mapping = mapping;
+	page_of(page)->index = index;
 	*slot = page;
 	mapping->nrpages++;
+	spin_unlock_irqrestore(&mapping->i_pages_lock, flags);
 	trace_mm_filemap_add_to_page_cache(mapping, page, index);
 	return 0;
 }
@@ -84,10 +120,17 @@ noinline void folio_wait_bit(void *page, unsigned long bit)
 	wait_event(folio_wait_table, !(page_of(page)->flags & bit));
 }
 
+/* folio_lock's slow path: the page's lock is held, wait for it */
+noinline void __folio_lock(void *page)
+{
+	while (!folio_trylock(page))
+		folio_wait_bit(page, PG_locked);
+}
+
 /* Unlock a page, waking whoever waits for it (6.1: only when PG_waiters says someone does). */
 noinline void folio_unlock(void *page)
 {
-	page_of(page)->flags &= ~PG_locked;
+	__atomic_fetch_and(&page_of(page)->flags, ~PG_locked, __ATOMIC_RELEASE);
 	if (!list_empty(&folio_wait_table.head))
 		folio_wake_bit(page, PG_locked);
 }
@@ -98,13 +141,22 @@ noinline void *filemap_alloc_folio(gfp_t gfp, unsigned int order)
 	return alloc_page_zeroed();
 }
 
-/* The cached page at index; made (zeroed, not uptodate) with FGP_CREAT. */
+/* The cached page at index with a reference for the caller (folio_put), locked with FGP_LOCK;
+ * made (zeroed, not uptodate) with FGP_CREAT. */
 noinline void *__filemap_get_folio(struct address_space *mapping, unsigned long index, int fgp_flags, gfp_t gfp)
 {
-	void **slot = mapping_slot(mapping, index, false);
-	void *page = slot ? *slot : NULL;
-
+	void *page;
+repeat:
+	page = filemap_get_entry(mapping, index);
 	if (page) {
+		if (fgp_flags & FGP_LOCK) {
+			folio_lock(page);
+			if (page_of(page)->mapping != mapping) {	/* truncated or reclaimed meanwhile */
+				folio_unlock(page);
+				folio_put(page);
+				goto repeat;
+			}
+		}
 		if (fgp_flags & FGP_ACCESSED)
 			folio_mark_accessed(page);
 		return page;
@@ -116,9 +168,11 @@ noinline void *__filemap_get_folio(struct address_space *mapping, unsigned long 
 		return NULL;
 	if (filemap_add_folio(mapping, page, index, gfp)) {
 		__free_pages(virt_to_page(page), 0);
-		return NULL;
+		goto repeat;	/* another task added one first */
 	}
-	folio_unlock(page);
+	folio_get(page);	/* the caller's (the allocation's is the cache's) */
+	if (!(fgp_flags & FGP_LOCK))
+		folio_unlock(page);
 	return page;
 }
 
@@ -129,13 +183,15 @@ static noinline void filemap_unaccount_folio(struct address_space *mapping, void
 		folio_account_cleaned(page);
 }
 
-/* Out of the mapping (page_cache_delete: its slot emptied); the caller frees it. */
+/* Out of the mapping (page_cache_delete: its slot emptied), the mapping's lock held; the
+ * caller drops the cache's reference. */
 noinline void __filemap_remove_folio(struct address_space *mapping, void *page, unsigned long index)
 {
 	trace_mm_filemap_delete_from_page_cache(mapping, page, index);
 	filemap_unaccount_folio(mapping, page);
 	mapping->pages[index] = NULL;
 	mapping->nrpages--;
+	page_of(page)->mapping = NULL;
 }
 
 /* A page's private data released: its buffers (no file system here has a release_folio of
@@ -145,20 +201,22 @@ noinline bool filemap_release_folio(void *page, gfp_t gfp)
 	return try_to_free_buffers(page);
 }
 
-/* The cache's reference dropped: here the page's last, so it goes back to the allocator. */
+/* The cache's reference dropped (the last one frees the page, off its LRU list). */
 noinline void filemap_free_folio(struct address_space *mapping, void *page)
 {
 	if (page_of(page)->flags & PG_private)
 		filemap_release_folio(page, 0);
-	page_of(page)->flags = 0;
-	__free_pages(virt_to_page(page), 0);
+	folio_put(page);
 }
 
 noinline void filemap_remove_folio(struct address_space *mapping, unsigned long index)
 {
 	void *page = mapping->pages[index];
+	unsigned long flags;
 
+	spin_lock_irqsave(&mapping->i_pages_lock, flags);
 	__filemap_remove_folio(mapping, page, index);
+	spin_unlock_irqrestore(&mapping->i_pages_lock, flags);
 	filemap_free_folio(mapping, page);
 }
 
@@ -186,12 +244,17 @@ noinline void truncate_inode_pages_range(struct address_space *mapping, loff_t l
 	unsigned long i, end = (unsigned long)lend >> PAGE_SHIFT;
 
 	for (i = (lstart + PAGE_SIZE - 1) >> PAGE_SHIFT; i < mapping->nr_slots && i <= end; i++) {
-		void *page = mapping->pages[i];
+		void *page = filemap_get_entry(mapping, i);
 
 		if (!page)
 			continue;
-		folio_wait_writeback(page);
-		truncate_inode_folio(mapping, page, i);
+		folio_lock(page);
+		if (page_of(page)->mapping == mapping) {	/* not reclaimed meanwhile */
+			folio_wait_writeback(page);
+			truncate_inode_folio(mapping, page, i);
+		}
+		folio_unlock(page);
+		folio_put(page);
 	}
 	if ((lstart & (PAGE_SIZE - 1)) && (lstart >> PAGE_SHIFT) < mapping->nr_slots &&
 	    mapping->pages[lstart >> PAGE_SHIFT])
@@ -218,12 +281,12 @@ static noinline unsigned int filemap_get_read_batch(struct address_space *mappin
 	unsigned int n = 0;
 
 	for (; index <= max && n < size; index++) {
-		void **slot = mapping_slot(mapping, index, false);
+		void *page = filemap_get_entry(mapping, index);	/* a reference for the reader */
 
-		if (!slot || !*slot)
+		if (!page)
 			break;
-		batch[n++] = *slot;
-		if (!PageUptodate(*slot))	/* the batch ends at a page that needs reading */
+		batch[n++] = page;
+		if (!PageUptodate(page))	/* the batch ends at a page that needs reading */
 			break;
 	}
 	return n;
@@ -255,6 +318,7 @@ static inline void *filemap_create_folio(struct file *file, struct address_space
 		__free_pages(virt_to_page(page), 0);
 		return NULL;
 	}
+	folio_get(page);	/* the reader's (the allocation's is the cache's) */
 	*error = filemap_read_folio(file, mapping, page, index);
 	folio_unlock(page);
 	return page;
@@ -267,8 +331,11 @@ static noinline void *filemap_get_pages(struct file *file, struct address_space 
 	void *page;
 
 	*error = 0;
-	if (!filemap_get_read_batch(mapping, index, index, &page, 1))
-		return filemap_create_folio(file, mapping, index, error);
+	while (!filemap_get_read_batch(mapping, index, index, &page, 1)) {
+		page = filemap_create_folio(file, mapping, index, error);
+		if (*error != -EEXIST)	/* (another reader added it first: look again) */
+			return page;
+	}
 	if (!PageUptodate(page))	/* filemap_update_page */
 		*error = filemap_read_folio(file, mapping, page, index);
 	return page;
@@ -293,13 +360,16 @@ static noinline ssize_t filemap_read(struct kiocb *iocb, struct iov_iter *iter, 
 		page = filemap_get_pages(filp, mapping, pos >> PAGE_SHIFT, &error);
 		if (!page)
 			break;
-		if (error)
+		if (error) {
+			folio_put(page);
 			break;
+		}
 		/* the same page read again in a row is not a new access (pos_same_folio) */
 		if (!offset || iocb->ki_pos != filp->f_pos)
 			folio_mark_accessed(page);
 		nr = min((loff_t)(PAGE_SIZE - offset), isize - pos);
 		copied = copy_to_iter((char *)page + offset, nr, iter);
+		folio_put(page);
 		retval += copied;
 		iocb->ki_pos += copied;
 		if (copied != nr) {
@@ -350,8 +420,6 @@ noinline ssize_t generic_perform_write(struct kiocb *iocb, struct iov_iter *i)
 	return written;
 }
 
-/* The write's end within the file system's limit (mm/filemap.c's RLIMIT_FSIZE check: not
- * modelled, the limit is infinite). */
 /* May the one file be copied into the other (copy_file_range): regular files, the one open for
  * reading, the other for writing and not appending */
 noinline int generic_file_rw_checks(struct file *file_in, struct file *file_out)
@@ -370,13 +438,23 @@ noinline int generic_file_rw_checks(struct file *file_in, struct file *file_out)
 	return 0;
 }
 
+/* The write's end within the process's RLIMIT_FSIZE (past it: SIGXFSZ and EFBIG) and the file
+ * system's limit (every open is O_LARGEFILE on x86-64) */
 noinline int generic_write_check_limits(struct file *file, loff_t pos, loff_t *count)
 {
-	loff_t limit = file->f_mapping->host->i_sb->s_maxbytes;
+	loff_t max_size = file->f_mapping->host->i_sb->s_maxbytes;
+	loff_t limit = rlimit(RLIMIT_FSIZE);
 
-	if (pos >= limit)
+	if (limit != (loff_t)RLIM_INFINITY) {
+		if (pos >= limit) {
+			send_sig(SIGXFSZ, current, 0);
+			return -EFBIG;
+		}
+		*count = min(*count, limit - pos);
+	}
+	if (pos >= max_size)
 		return -EFBIG;
-	*count = min(*count, limit - pos);
+	*count = min(*count, max_size - pos);
 	return 0;
 }
 

@@ -12,11 +12,6 @@
 #include "../include/session.h"
 #include "../include/pagemap.h"
 
-static inline bool vma_is_anonymous(struct vm_area_struct *vma)
-{
-	return !vma->vm_ops;
-}
-
 /* A private mapping that may be written: its writes are copies (include/linux/mm.h) */
 static inline bool is_cow_mapping(unsigned long flags)
 {
@@ -159,20 +154,6 @@ noinline int check_vma_flags(struct vm_area_struct *vma, unsigned long gup_flags
 	return 0;
 }
 
-/* mm/mmap.c's: the VMA at addr, a stack grown down to it */
-static __always_inline struct vm_area_struct *find_extend_vma(struct mm_struct *mm, unsigned long addr)
-{
-	struct vm_area_struct *vma = find_vma(mm, addr);
-
-	if (!vma)
-		return NULL;
-	if (vma->vm_start <= addr)
-		return vma;
-	if (!(vma->vm_flags & VM_GROWSDOWN) || expand_stack(vma, addr))
-		return NULL;
-	return vma;
-}
-
 /* nr_pages pages from start into pages[] (each with a reference) and their VMAs into vmas[];
  * how many it got, or the error that stopped it at the first (the caller holds mmap_lock) */
 noinline long __get_user_pages(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
@@ -190,7 +171,8 @@ noinline long __get_user_pages(struct mm_struct *mm, unsigned long start, unsign
 		struct page *page;
 
 		if (!vma || start >= vma->vm_end) {
-			vma = find_extend_vma(mm, start);
+			/* (6.1.192's: no stack grows under the read lock, only a fault's does) */
+			vma = vma_lookup(mm, start);
 			if (!vma) {
 				ret = -EFAULT;
 				goto out;

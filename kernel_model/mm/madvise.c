@@ -34,15 +34,11 @@
 #define MADV_POPULATE_WRITE	23
 #define MADV_DONTNEED_LOCKED	24
 
-#define VM_PFNMAP	0x00000400UL
-#define VM_IO		0x00004000UL
 #define VM_SEQ_READ	0x00008000UL
 #define VM_RAND_READ	0x00010000UL
 #define VM_DONTCOPY	0x00020000UL
 #define VM_WIPEONFORK	0x02000000UL
 #define VM_DONTDUMP	0x04000000UL
-#define VM_MIXEDMAP	0x10000000UL
-#define VM_SPECIAL	(VM_IO | VM_DONTEXPAND | VM_PFNMAP | VM_MIXEDMAP)
 
 
 /* a file's mapping (a host process's has no struct file: host_file_vm_ops says it) */

@@ -12,6 +12,7 @@
  * and dump_header's stack dump and show_mem() lines (Mem-Info and the per-zone tables).
  */
 #include "../include/fs.h"
+#include "../include/cred.h"
 #include "../include/kernel.h"
 #include "../include/oom.h"
 #include "../include/session.h"
@@ -151,7 +152,7 @@ static noinline int dump_task(struct task_struct *p, void *arg)
 	if (!task)	/* all its threads left their mm: they cannot be killed anyway */
 		return 0;
 	printk(KERN_INFO "[%7d] %5u %5d %8lu %8lu %8ld %8lu         %5d %s\n",
-	       task->pid, task->uid, task->tgid, task->mm->total_vm, get_mm_rss(task->mm),
+	       task->pid, __task_cred(task)->uid, task->tgid, task->mm->total_vm, get_mm_rss(task->mm),
 	       (long)mm_pgtables_bytes(task->mm), get_mm_counter(task->mm, MM_SWAPENTS),
 	       (int)task->oom_score_adj, task->comm);
 	return 0;
@@ -199,7 +200,7 @@ static noinline notrace void dump_header(struct oom_control *oc, struct task_str
 	dump_tasks(oc);
 	if (p)	/* dump_oom_summary(): one line of the context (no cpuset, no memcg) */
 		printk(KERN_INFO "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,"
-		       "global_oom,task_memcg=/,task=%s,pid=%d,uid=%u\n", p->comm, p->pid, p->uid);
+		       "global_oom,task_memcg=/,task=%s,pid=%d,uid=%u\n", p->comm, p->pid, __task_cred(p)->uid);
 }
 
 /* The victim's allocations may use part of the reserve (tsk_is_oom_victim) until it exits. */
@@ -218,7 +219,7 @@ static noinline void mark_oom_victim(struct task_struct *tsk)
 		mmgrab(mm);	/* held until the signal struct goes (release_signal) */
 	spin_unlock_irqrestore(&sched_lock, flags);
 	__atomic_add_fetch(&oom_victims, 1, __ATOMIC_RELAXED);
-	trace_mark_victim(tsk, tsk->uid);
+	trace_mark_victim(tsk, __task_cred(tsk)->uid);
 }
 
 /* A victim's mm is gone (the model puts a dead task's mm at its last switch: that task). */
@@ -291,7 +292,7 @@ static noinline void __oom_kill_process(struct task_struct *victim, const char *
 	printk(KERN_ERR "%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, "
 	       "shmem-rss:%lukB, UID:%u pgtables:%lukB oom_score_adj:%d\n",
 	       message, victim->pid, victim->comm, K(mm->total_vm), K(get_mm_counter(mm, MM_ANONPAGES)),
-	       K(get_mm_counter(mm, MM_FILEPAGES)), K(get_mm_counter(mm, MM_SHMEMPAGES)), victim->uid,
+	       K(get_mm_counter(mm, MM_FILEPAGES)), K(get_mm_counter(mm, MM_SHMEMPAGES)), __task_cred(victim)->uid,
 	       mm_pgtables_bytes(mm) >> 10, (int)victim->oom_score_adj);
 
 	/* every other process on the same mm (a vfork child, CLONE_VM without a thread group) */

@@ -94,10 +94,16 @@ noinline int write_cache_pages(struct address_space *mapping, struct writeback_c
 				continue;
 			folio_wait_writeback(page);
 		}
-		if (!folio_clear_dirty_for_io(page))
+		/* locked from its cleaning to its writeback's start: reclaim sees it dirty or
+		 * under writeback, never clean before its data is on the way */
+		folio_lock(page);
+		if (!folio_clear_dirty_for_io(page)) {
+			folio_unlock(page);
 			continue;
+		}
 		trace_wbc_writepage(wbc, inode_bdi_name(inode));
 		ret = __writepage(mapping, page, i, wbc);
+		folio_unlock(page);
 		if (ret)
 			break;
 		if (--wbc->nr_to_write <= 0 && wbc->sync_mode == WB_SYNC_NONE) {

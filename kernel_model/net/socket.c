@@ -11,6 +11,7 @@
  * modelled), so its other socket calls find none.
  */
 #include "../include/net.h"
+#include "../include/cred.h"
 #include "../include/poll.h"
 #include "../include/slab.h"
 #include "../include/signal.h"
@@ -46,8 +47,8 @@ noinline struct socket *sock_alloc(void)
 	init_waitqueue_head(&sock->wq.wait);
 	inode->i_ino = get_next_ino();
 	inode->i_mode = S_IFSOCK | 0777;
-	inode->i_uid = current->fsuid;
-	inode->i_gid = current->fsgid;
+	inode->i_uid = current_cred()->fsuid;
+	inode->i_gid = current_cred()->fsgid;
 	inode->i_private = sock;
 	sock->inode = inode;
 	sock->state = SS_UNCONNECTED;
@@ -659,18 +660,18 @@ static noinline int ____sys_sendmsg(struct socket *sock, struct msghdr *msg_sys,
 	return __sock_sendmsg(sock, msg_sys);
 }
 
-static noinline long ___sys_sendmsg(struct socket *sock, struct user_msghdr *msg, unsigned int flags)
+static noinline long ___sys_sendmsg(struct socket *sock, struct user_msghdr *msg, struct msghdr *msg_sys,
+				    unsigned int flags)
 {
 	struct sockaddr_storage address;
 	struct iovec iovstack[UIO_FASTIOV], *iov = iovstack;
-	struct msghdr msg_sys;
 	void *uaddr;
 	int err;
 
-	err = copy_msghdr_from_user(&msg_sys, msg, &address, &uaddr, &iov, WRITE);
+	err = copy_msghdr_from_user(msg_sys, msg, &address, &uaddr, &iov, WRITE);
 	if (err < 0)
 		return err;
-	err = ____sys_sendmsg(sock, &msg_sys, flags);
+	err = ____sys_sendmsg(sock, msg_sys, flags);
 	kfree(iov);
 	return err;
 }
@@ -681,10 +682,12 @@ static noinline long __sys_sendmsg(int fd, struct user_msghdr *msg, unsigned int
 	struct socket *sock;
 	int err;
 
+	struct msghdr msg_sys;
+
 	sock = sockfd_lookup_light(fd, &err, &file);
 	if (!sock)
 		return err;
-	err = ___sys_sendmsg(sock, msg, flags);
+	err = ___sys_sendmsg(sock, msg, &msg_sys, flags);
 	fput(file);
 	return err;
 }
@@ -721,20 +724,20 @@ static noinline int ____sys_recvmsg(struct socket *sock, struct msghdr *msg_sys,
 	return len;
 }
 
-static noinline long ___sys_recvmsg(struct socket *sock, struct user_msghdr *msg, unsigned int flags)
+static noinline long ___sys_recvmsg(struct socket *sock, struct user_msghdr *msg, struct msghdr *msg_sys,
+				    unsigned int flags)
 {
 	struct sockaddr_storage addr;
 	struct iovec iovstack[UIO_FASTIOV], *iov = iovstack;
-	struct msghdr msg_sys;
 	void *uaddr;
 	int err;
 
-	err = copy_msghdr_from_user(&msg_sys, msg, &addr, &uaddr, &iov, READ);
+	err = copy_msghdr_from_user(msg_sys, msg, &addr, &uaddr, &iov, READ);
 	if (err < 0)
 		return err;
-	if (!msg_sys.msg_name)
+	if (!msg_sys->msg_name)
 		uaddr = NULL;
-	err = ____sys_recvmsg(sock, &msg_sys, msg, uaddr, flags, &addr);
+	err = ____sys_recvmsg(sock, msg_sys, msg, uaddr, flags, &addr);
 	kfree(iov);
 	return err;
 }
@@ -745,10 +748,12 @@ static noinline long __sys_recvmsg(int fd, struct user_msghdr *msg, unsigned int
 	struct socket *sock;
 	int err;
 
+	struct msghdr msg_sys;
+
 	sock = sockfd_lookup_light(fd, &err, &file);
 	if (!sock)
 		return err;
-	err = ___sys_recvmsg(sock, msg, flags);
+	err = ___sys_recvmsg(sock, msg, &msg_sys, flags);
 	fput(file);
 	return err;
 }
@@ -756,6 +761,148 @@ static noinline long __sys_recvmsg(int fd, struct user_msghdr *msg, unsigned int
 SYSCALL_DEFINE3(recvmsg, int, fd, struct user_msghdr *, msg, unsigned int, flags)
 {
 	return __sys_recvmsg(fd, msg, flags);
+}
+
+/* ---- sendmmsg, recvmmsg: a vector of messages, each one sendmsg's or recvmsg's ---- */
+struct mmsghdr {
+	struct user_msghdr msg_hdr;
+	unsigned int msg_len;		/* what the message's call returned */
+};
+#define MSG_OOB		1
+#define MSG_WAITFORONE	0x10000		/* MSG_DONTWAIT once one has come */
+#define MSG_CMSG_COMPAT	0x80000000	/* (a 32-bit caller's, never a 64-bit one's) */
+
+/* A message's result into its msg_len (put_user()), and on to the next */
+static __always_inline int mmsg_put_len(struct mmsghdr **entry, int len)
+{
+	int err = copy_to_user(&(*entry)->msg_len, &len, sizeof(len)) ? -EFAULT : 0;
+
+	++*entry;
+	return err;
+}
+
+/* The messages sent: how many, or the first one's error.  A stream socket that took part of a
+ * message ends the run there. */
+static noinline int __sys_sendmmsg(int fd, struct mmsghdr *mmsg, unsigned int vlen, unsigned int flags)
+{
+	struct mmsghdr *entry = mmsg;
+	struct msghdr msg_sys;
+	struct socket *sock;
+	struct file *file;
+	int err, datagrams = 0;
+
+	if (flags & MSG_CMSG_COMPAT)
+		return -EINVAL;
+	if (vlen > UIO_MAXIOV)
+		vlen = UIO_MAXIOV;
+	sock = sockfd_lookup_light(fd, &err, &file);
+	if (!sock)
+		return err;
+	err = 0;
+	while (datagrams < vlen) {
+		err = ___sys_sendmsg(sock, &entry->msg_hdr, &msg_sys, flags);
+		if (err < 0)
+			break;
+		err = mmsg_put_len(&entry, err);
+		if (err)
+			break;
+		++datagrams;
+		if (iov_iter_count(&msg_sys.msg_iter))	/* msg_data_left() */
+			break;
+	}
+	fput(file);
+	return datagrams ? datagrams : err;	/* an error only when none was sent */
+}
+
+SYSCALL_DEFINE4(sendmmsg, int, fd, struct mmsghdr *, mmsg, unsigned int, vlen, unsigned int, flags)
+{
+	return __sys_sendmmsg(fd, mmsg, vlen, flags);
+}
+
+/* The messages received: how many, or the first one's error.  The timeout is looked at after
+ * each message (the first is waited for as recvmsg waits); its time left goes back in it.  An
+ * error after some were received is the socket's (SO_ERROR) for the next call. */
+static noinline int do_recvmmsg(int fd, struct mmsghdr *mmsg, unsigned int vlen, unsigned int flags,
+				struct timespec64 *timeout)
+{
+	struct mmsghdr *entry = mmsg;
+	struct msghdr msg_sys;
+	struct socket *sock;
+	struct file *file;
+	ktime_t end_time;
+	int err, datagrams = 0;
+
+	if (timeout && poll_select_set_timeout(&end_time, timeout->tv_sec, timeout->tv_nsec))
+		return -EINVAL;
+	sock = sockfd_lookup_light(fd, &err, &file);
+	if (!sock)
+		return err;
+	err = sock_error(sock->sk);	/* (no MSG_ERRQUEUE here) */
+	if (err) {
+		datagrams = err;
+		goto out_put;
+	}
+	while (datagrams < vlen) {
+		err = ___sys_recvmsg(sock, &entry->msg_hdr, &msg_sys, flags & ~MSG_WAITFORONE);
+		if (err < 0)
+			break;
+		err = mmsg_put_len(&entry, err);
+		if (err)
+			break;
+		++datagrams;
+		if (flags & MSG_WAITFORONE)
+			flags |= MSG_DONTWAIT;
+		if (timeout) {
+			struct timespec64 now;
+			ktime_t left;
+
+			ktime_get_ts64(&now);
+			left = end_time - timespec64_to_ns(&now);
+			if (left < 0)
+				left = 0;
+			timeout->tv_sec = left / NSEC_PER_SEC;
+			timeout->tv_nsec = left % NSEC_PER_SEC;
+			if (!left)	/* the time is up: fewer than vlen */
+				break;
+		}
+		if (msg_sys.msg_flags & MSG_OOB)	/* out of band data: at once */
+			break;
+	}
+	if (err == 0)
+		goto out_put;
+	if (datagrams == 0) {
+		datagrams = err;
+		goto out_put;
+	}
+	if (err != -EAGAIN)	/* kept for the next call, or getsockopt(SO_ERROR) */
+		sock->sk->sk_err = -err;
+out_put:
+	fput(file);
+	return datagrams;
+}
+
+static noinline int __sys_recvmmsg(int fd, struct mmsghdr *mmsg, unsigned int vlen, unsigned int flags,
+				   struct __kernel_timespec *timeout)
+{
+	struct timespec64 timeout_sys;
+	int datagrams;
+
+	if (timeout && get_timespec64(&timeout_sys, timeout))
+		return -EFAULT;
+	if (!timeout)
+		return do_recvmmsg(fd, mmsg, vlen, flags, NULL);
+	datagrams = do_recvmmsg(fd, mmsg, vlen, flags, &timeout_sys);
+	if (datagrams > 0 && put_timespec64(&timeout_sys, timeout))
+		datagrams = -EFAULT;
+	return datagrams;
+}
+
+SYSCALL_DEFINE5(recvmmsg, int, fd, struct mmsghdr *, mmsg, unsigned int, vlen, unsigned int, flags,
+		struct __kernel_timespec *, timeout)
+{
+	if (flags & MSG_CMSG_COMPAT)
+		return -EINVAL;
+	return __sys_recvmmsg(fd, mmsg, vlen, flags, timeout);
 }
 
 static noinline int __sys_setsockopt(int fd, int level, int optname, char *optval, int optlen)

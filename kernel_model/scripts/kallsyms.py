@@ -25,6 +25,11 @@ import sys
 IGNORED = {"kallsyms_addresses", "kallsyms_offsets", "kallsyms_relative_base", "kallsyms_num_syms",
            "kallsyms_names", "kallsyms_markers", "kallsyms_token_table", "kallsyms_token_index",
            "kallsyms_seqs_of_names"}
+# The model's stand-ins for memory 6.1 allocates outside the image (module_alloc()): the BPF
+# JIT's program pack and the trampolines' pages.  6.1's table has no symbol there; what the
+# kernel writes in them is listed by its own name (`bpf_prog_<tag>_<name>`,
+# `bpf_trampoline_<key>`, the [bpf] module), which an area symbol at the same address would shadow.
+MODULE_MEMORY = {"bpf_prog_pack", "bpf_tramp_area"}
 KSYM_NAME_LEN = 512
 
 
@@ -43,7 +48,7 @@ def read_symbols(lines: list[str]) -> list[tuple[int, str, str]]:
         if len(fields) != 3:
             continue  # an undefined symbol: no address
         addr, letter, name = fields
-        if letter in "UuNnAa" or name in IGNORED:
+        if letter in "UuNnAa" or name in IGNORED or name in MODULE_MEMORY:
             continue  # undefined, debugging, absolute (x86-64 keeps none of these)
         out.append((int(addr, 16), letter, name))
     return out

@@ -2,11 +2,11 @@
  * The capability module (security/commoncap.c).  A task's effective set is what 6.1's
  * default securebits give root: all for an effective uid of 0 (cap_task_fix_setuid clears it
  * when the euid leaves 0), but the file-system ones (CAP_FS_MASK), which follow the fsuid
- * (dropped while it is not 0, raised when it is); the ids are the task's fields here (cred
- * is the task).
+ * (dropped while it is not 0, raised when it is): no capability sets are kept in the cred.
  */
 #include "../include/cred.h"
 #include "../include/security.h"
+#include "../include/binfmts.h"
 
 #define CAP_FS_MASK ((1ULL << CAP_CHOWN) | (1ULL << CAP_MKNOD) | (1ULL << CAP_DAC_OVERRIDE) | \
 		     (1ULL << CAP_DAC_READ_SEARCH) | (1ULL << CAP_FOWNER) | (1ULL << CAP_FSETID) | \
@@ -15,11 +15,9 @@
 /* 0 if the task has cap in its effective set, -EPERM if not */
 static __always_inline int cap_capable_body(const struct cred *cred, int cap)
 {
-	const struct task_struct *task = (const struct task_struct *)cred;
-
 	if ((CAP_FS_MASK >> cap) & 1)
-		return task->fsuid == 0 ? 0 : -EPERM;
-	return task->euid == 0 ? 0 : -EPERM;
+		return cred->fsuid == 0 ? 0 : -EPERM;
+	return cred->euid == 0 ? 0 : -EPERM;
 }
 
 /* (capable.bt's and BCC capable's kprobe) */
@@ -36,14 +34,15 @@ noinline int cap_capget(struct task_struct *target, kernel_cap_t *effective, ker
 {
 	const kernel_cap_t full = { { ~0U, (1U << (CAP_LAST_CAP - 31)) - 1 } };
 	u64 all = full.cap[0] | (u64)full.cap[1] << 32, eff = 0;
+	const struct cred *cred = __task_cred(target);
 
-	if (target->euid == 0)
+	if (cred->euid == 0)
 		eff |= all & ~CAP_FS_MASK;
-	if (target->fsuid == 0)
+	if (cred->fsuid == 0)
 		eff |= CAP_FS_MASK;
 	*effective = (kernel_cap_t){ { (u32)eff, (u32)(eff >> 32) } };
 	*inheritable = (kernel_cap_t){ { 0, 0 } };
-	*permitted = target->uid == 0 || target->euid == 0 || target->suid == 0 ? full : (kernel_cap_t){ { 0, 0 } };
+	*permitted = cred->uid == 0 || cred->euid == 0 || cred->suid == 0 ? full : (kernel_cap_t){ { 0, 0 } };
 	return 0;
 }
 
@@ -57,7 +56,7 @@ noinline int cap_mmap_addr(unsigned long addr)
 	int ret = 0;
 
 	if (addr < dac_mmap_min_addr) {
-		ret = cap_capable_body((const struct cred *)current, CAP_SYS_RAWIO);
+		ret = cap_capable_body(current_cred(), CAP_SYS_RAWIO);
 		if (ret == 0)
 			current->flags |= PF_SUPERPRIV;
 	}
@@ -74,11 +73,12 @@ noinline int cap_mmap_file(struct file *file, unsigned long reqprot, unsigned lo
  * follow the ids here (above), so what 6.1 computes of them -- root's full sets, a file's
  * capabilities (no security.capability attribute here), the downgrade of a traced set-id
  * program (no set-id programs: exec keeps the ids) -- is the ids themselves; what is left is
- * 6.1's reset of the saved and file-system ids to the effective ones.
+ * 6.1's reset of the saved and file-system ids to the effective ones, in the credentials exec
+ * prepared (bprm->cred), which begin_new_exec() commits.
  */
 noinline int cap_bprm_creds_from_file(struct linux_binprm *bprm, struct file *file)
 {
-	struct task_struct *new = current;
+	struct cred *new = bprm->cred;
 
 	new->suid = new->fsuid = new->euid;
 	new->sgid = new->fsgid = new->egid;
@@ -97,16 +97,42 @@ noinline int cap_inode_need_killpriv(struct dentry *dentry)
 	return error > 0;
 }
 
+/* Only CAP_SYS_ADMIN sets or removes a security.* attribute other than security.capability
+ * (whose own check, cap_convert_nscap, is for the writer of file capabilities). */
+noinline int cap_inode_setxattr(struct dentry *dentry, const char *name, const void *value, size_t size,
+				int flags)
+{
+	if (strncmp(name, "security.", 9) != 0)
+		return 0;
+	if (strcmp(name, XATTR_NAME_CAPS) == 0)
+		return 0;
+	return ns_capable(&init_user_ns, CAP_SYS_ADMIN) ? 0 : -EPERM;
+}
+
+noinline int cap_inode_removexattr(struct dentry *dentry, const char *name)
+{
+	if (strncmp(name, "security.", 9) != 0)
+		return 0;
+	if (strcmp(name, XATTR_NAME_CAPS) == 0)
+		return ns_capable(&init_user_ns, CAP_SETFCAP) ? 0 : -EPERM;
+	return ns_capable(&init_user_ns, CAP_SYS_ADMIN) ? 0 : -EPERM;
+}
+
 /* May the caller change the task's scheduling: if the task has capabilities the caller has not
  * (here: all of them, an effective uid of 0, against a caller without), only with CAP_SYS_NICE */
-static __always_inline int cap_safe_nice(struct task_struct *p)
+static noinline int cap_safe_nice(struct task_struct *p)
 {
-	if (p->euid == 0 && current->euid != 0 && !ns_capable(&init_user_ns, CAP_SYS_NICE))
+	if (task_euid(p) == 0 && current_euid() != 0 && !ns_capable(&init_user_ns, CAP_SYS_NICE))
 		return -EPERM;
 	return 0;
 }
 
 noinline int cap_task_setnice(struct task_struct *p, int nice)
+{
+	return cap_safe_nice(p);
+}
+
+noinline int cap_task_setscheduler(struct task_struct *p)
 {
 	return cap_safe_nice(p);
 }

@@ -50,6 +50,11 @@ noinline int security_capget(struct task_struct *target, kernel_cap_t *effective
 	return cap_capget(target, effective, inheritable, permitted);	/* call_int_hook(capget, 0, ...) */
 }
 
+noinline int security_task_setscheduler(struct task_struct *p)
+{
+	return cap_task_setscheduler(p);	/* call_int_hook(task_setscheduler, 0, p) */
+}
+
 noinline int security_task_getscheduler(struct task_struct *p)
 {
 	return call_int_hook_empty(0);
@@ -66,6 +71,11 @@ noinline int security_task_getioprio(struct task_struct *p)
 }
 
 noinline int security_task_prlimit(const struct cred *cred, const struct cred *tcred, unsigned int flags)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_task_setrlimit(struct task_struct *p, unsigned int resource, struct rlimit *new_rlim)
 {
 	return call_int_hook_empty(0);
 }
@@ -266,6 +276,13 @@ noinline int security_path_chmod(const struct path *path, umode_t mode)
 	return call_int_hook_empty(0);
 }
 
+noinline int security_path_chown(const struct path *path, uid_t uid, gid_t gid)
+{
+	if (unlikely(IS_PRIVATE(d_backing_inode(path->dentry))))
+		return 0;
+	return call_int_hook_empty(0);
+}
+
 noinline int security_path_chroot(const struct path *path)
 {
 	return call_int_hook_empty(0);
@@ -371,6 +388,44 @@ noinline int security_inode_getxattr(struct dentry *dentry, const char *name)
 	if (unlikely(IS_PRIVATE(d_backing_inode(dentry))))
 		return 0;
 	/* then evm_inode_getxattr(): EVM is not built */
+	return call_int_hook_empty(0);
+}
+
+/* 6.1's call_int_hook(inode_setxattr, 1, ...): no module has the hook, so the capability
+ * check runs (cap_inode_setxattr); then ima and evm, not built */
+noinline int security_inode_setxattr(struct dentry *dentry, const char *name, const void *value, size_t size,
+				     int flags)
+{
+	if (unlikely(IS_PRIVATE(d_backing_inode(dentry))))
+		return 0;
+	return cap_inode_setxattr(dentry, name, value, size, flags);
+}
+
+noinline void security_inode_post_setxattr(struct dentry *dentry, const char *name, const void *value,
+					   size_t size, int flags)
+{
+	/* call_void_hook(inode_post_setxattr, ...) and evm_inode_post_setxattr: none built */
+}
+
+noinline int security_inode_listxattr(struct dentry *dentry)
+{
+	if (unlikely(IS_PRIVATE(d_backing_inode(dentry))))
+		return 0;
+	return call_int_hook_empty(0);
+}
+
+noinline int security_inode_removexattr(struct dentry *dentry, const char *name)
+{
+	if (unlikely(IS_PRIVATE(d_backing_inode(dentry))))
+		return 0;
+	return cap_inode_removexattr(dentry, name);	/* as setxattr's */
+}
+
+/* the names a module keeps for the inode itself (none here) */
+noinline int security_inode_listsecurity(struct inode *inode, char *buffer, size_t buffer_size)
+{
+	if (unlikely(IS_PRIVATE(inode)))
+		return 0;
 	return call_int_hook_empty(0);
 }
 

@@ -5,6 +5,8 @@
  *
  *   map TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES [FLAGS [NAME]]   -> map fd
  *   upd FD KEY VALUE [FLAGS]   get FD KEY   del FD KEY   next FD KEY|-
+ *   pop FD KEY [FLAGS]         (BPF_MAP_LOOKUP_AND_DELETE_ELEM; for upd, get, del and pop a KEY
+ *                              of "-" is no key: NULL, as a queue or stack takes)
  *   load TYPE INSNS [LOG_LEVEL] [P=PROG_FLAGS] [L=LICENSE] [A=ATTACH_TYPE:BTF_ID] [N=NAME] [F=BTF_FD:TYPE_ID]
  *                                          (F=: the program's BTF, one func_info record at insn 0)
  *        [B=BTF_FD] [FI=REC_SIZE:CNT:HEX] [LI=REC_SIZE:CNT:HEX]
@@ -76,6 +78,11 @@
  *   close FD
  *   cpus N                                 -> the possible cpus (values a per-cpu lookup prints)
  *   pid                                    -> this process's pid
+ *   tfq PID FD FLAGS BUF_LEN PROG_FD       -> BPF_TASK_FD_QUERY of FD of process PID ("-": this one)
+ *                                             with a buffer of BUF_LEN bytes: the result, then (unless
+ *                                             it failed otherwise than ENOSPC) buf_len, whether prog_id
+ *                                             is PROG_FD's program's (ids vary between kernels),
+ *                                             fd_type, probe_offset, probe_addr and the name, "| "-prefixed
  */
 #ifdef HOST
 #include <errno.h>
@@ -281,24 +288,28 @@ int main(int argc, char **argv)
 			attr.map_fd = num(argv[i]);
 			unhex(argv[i + 1], key, sizeof(key));
 			unhex(argv[i + 2], value, sizeof(value));
-			attr.key = (unsigned long)key;
+			attr.key = strcmp(argv[i + 1], "-") ? (unsigned long)key : 0;
 			attr.value = (unsigned long)value;
 			i += 3;
 			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
 				attr.flags = num(argv[i++]);
 			result(cmd, sys_bpf(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr)));
-		} else if ((!strcmp(cmd, "get") || !strcmp(cmd, "del")) && i + 2 <= argc) {
+		} else if ((!strcmp(cmd, "get") || !strcmp(cmd, "del") || !strcmp(cmd, "pop")) && i + 2 <= argc) {
 			struct bpf_map_info info;
+			int reads = cmd[0] != 'd';
 			map_info(num(argv[i]), &info);
 			attr.map_fd = num(argv[i]);
 			unhex(argv[i + 1], key, sizeof(key));
-			attr.key = (unsigned long)key;
-			if (cmd[0] == 'g')
+			attr.key = strcmp(argv[i + 1], "-") ? (unsigned long)key : 0;
+			if (reads)
 				attr.value = (unsigned long)value;
 			i += 2;
-			r = sys_bpf(cmd[0] == 'g' ? BPF_MAP_LOOKUP_ELEM : BPF_MAP_DELETE_ELEM, &attr, sizeof(attr));
+			if (cmd[0] == 'p' && i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.flags = num(argv[i++]);
+			r = sys_bpf(cmd[0] == 'g' ? BPF_MAP_LOOKUP_ELEM : cmd[0] == 'p' ? BPF_MAP_LOOKUP_AND_DELETE_ELEM
+				    : BPF_MAP_DELETE_ELEM, &attr, sizeof(attr));
 			result(cmd, r);
-			if (cmd[0] == 'g' && r == 0) {
+			if (reads && r == 0) {
 				unsigned long n = info.value_size;
 				if (info.type == BPF_MAP_TYPE_PERCPU_HASH || info.type == BPF_MAP_TYPE_PERCPU_ARRAY)
 					n = ((n + 7) & ~7UL) * ncpus;
@@ -917,6 +928,37 @@ int main(int argc, char **argv)
 			for (k = 0; k < n; k++)
 				syscall6(39 /* getpid */, 0, 0, 0, 0, 0, 0);
 			result(cmd, n);
+		} else if (!strcmp(cmd, "tfq") && i + 5 <= argc) {
+			char name[256];
+			union bpf_attr ia;
+			struct bpf_prog_info pi;
+
+			attr.task_fd_query.pid = strcmp(argv[i], "-") ? num(argv[i])
+								     : syscall6(39 /* getpid */, 0, 0, 0, 0, 0, 0);
+			attr.task_fd_query.fd = num(argv[i + 1]);
+			attr.task_fd_query.flags = num(argv[i + 2]);
+			attr.task_fd_query.buf_len = num(argv[i + 3]);
+			attr.task_fd_query.buf = (unsigned long)name;
+			zero(name, sizeof(name));
+			zero(&ia, sizeof(ia));
+			zero(&pi, sizeof(pi));
+			obj_info(&ia, num(argv[i + 4]), &pi, sizeof(pi));
+			i += 5;
+			r = sys_bpf(BPF_TASK_FD_QUERY, &attr, sizeof(attr));
+			result(cmd, r);
+			if (r == 0 || r == -28 /* ENOSPC */) {
+				puts_(" len ");
+				putnum(attr.task_fd_query.buf_len);
+				puts_(pi.id && pi.id == attr.task_fd_query.prog_id ? " prog its" : " prog other");
+				puts_(" type ");
+				putnum(attr.task_fd_query.fd_type);
+				puts_(" offset ");
+				putnum((long)attr.task_fd_query.probe_offset);
+				puts_(" addr ");
+				putnum((long)attr.task_fd_query.probe_addr);
+				puts_("\n| ");
+				puts_(name);
+			}
 		} else if (!strcmp(cmd, "pid")) {
 			result(cmd, syscall6(39 /* getpid */, 0, 0, 0, 0, 0, 0));
 		} else if (!strcmp(cmd, "cpus") && i + 1 <= argc) {

@@ -1345,7 +1345,6 @@ static void fam_mm(void)
 	close(fd);
 }
 
-/* fsop xattr PATH...: the extended attribute calls a `ls -l` and a user make on each path */
 /* Files made and removed a while later (BCC's filelife: their ages): one by open(O_CREAT),
  * one by mknod(S_IFREG), each unlinked after 0.3 s. */
 static void fam_life(void)
@@ -1435,6 +1434,7 @@ static void fam_cap(void)
 	printf("  status %d\n", status);
 }
 
+/* fsop xattr PATH...: the extended attribute calls a `ls -l` and a user make on each path */
 static void xattrs(int argc, char **argv)
 {
 	static char value[300], longname[300];
@@ -1458,6 +1458,9 @@ static void xattrs(int argc, char **argv)
 		}
 		R("getxattr(\"\")", sc(191, L(argv[i]), L(""), 0, 0, 0));
 		R("getxattr(300-byte name)", sc(191, L(argv[i]), L(longname), 0, 0, 0));
+	R("llistxattr(NULL, 0)", sc(195, L(argv[i]), 0, 0, 0, 0));
+		R("listxattr(NULL, 0)", sc(194, L(argv[i]), 0, 0, 0, 0));
+		R("listxattr(1 byte)", sc(194, L(argv[i]), L(value), 1, 0, 0));
 	}
 }
 

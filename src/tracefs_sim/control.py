@@ -4,7 +4,8 @@ Protocol: a unix stream socket, one request per connection. The client sends one
 the server answers with JSON lines.
 
     {"op": "info"}            -> {"cpus": N, "kallsyms": "...", "programs": [...], "pid": PID,
-                                  "session": {"produced": N, "retired": N, "lost": N} or null,
+                                  "session": {"produced": N, "retired": N, "retired_upto": N,
+                                              "lost": N} or null,
                                   "debuginfo": {"vmlinux": PATH, "release": R, "comp_dir": DIR,
                                                 "sources": DIR} or null}
     {"op": "exec", "argv": [...]}

@@ -8,8 +8,8 @@ import errno
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, KprobeRequestMachine, KprobeService,
-                               PatchableMachine, TracedMachine, UprobeRequest)
+from .machine.contract import (DirectCall, EventEnable, KernelRequest, KprobeEventAnswer, KernelRequestMachine,
+                               KernelRequestService, PatchableMachine, TracedMachine, UprobeRequest)
 from .lib.sysctl import SysctlFile
 from .machine.bpf_jit import BpfJitSymbols
 from .machine.image import KernelImage
@@ -59,10 +59,10 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0, boottim
     core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, uprobe_engine=uprobes,
                      realtime_at_boot_ns=realtime_at_boot_ns, boottime_at_boot_ns=boottime_at_boot_ns,
                      written_code=written)
-    if sites is not None and isinstance(machine, KprobeRequestMachine):
+    if sites is not None and isinstance(machine, KernelRequestMachine):
         # the kernel's kprobe PMU asks the engine for its probes, its BPF verifier for symbols,
         # its BPF trampolines for direct calls from the ftrace sites
-        machine.serve_kprobe_requests(_kernel_requests(sites, core))
+        machine.serve_kernel_requests(_kernel_requests(sites, core))
     sysctls: dict[str, SysctlFile] = {}
     net_core: dict[str, SysctlFile] = {}
     if isinstance(machine, SysctlMachine):
@@ -87,13 +87,16 @@ def written_code(machine: TracedMachine, trampolines: WrittenCode | None) -> Wri
     return written
 
 
-def _kernel_requests(sites: FtraceSites, core: TraceCore) -> KprobeService:
+def _kernel_requests(sites: FtraceSites, core: TraceCore) -> KernelRequestService:
     """The answers to the kernel's requests: direct calls from the ftrace sites,
     probes from the kprobe engine (ENOENT without one, as a kernel whose kprobe PMU finds no
-    symbol), consumers from the uprobe engine (ENOENT without one)."""
-    def serve(req: KprobeRequest | DirectCall | UprobeRequest) -> int | KprobeEventAnswer:
+    symbol), consumers from the uprobe engine (ENOENT without one), the top-level array's
+    events."""
+    def serve(req: KernelRequest) -> int | KprobeEventAnswer:
         if isinstance(req, DirectCall):
             return sites.set_direct(req.site, req.tramp, req.size, req.name)
+        if isinstance(req, EventEnable):
+            return core.top.events.set_clr_event(req.system, req.event, req.enable)
         if isinstance(req, UprobeRequest):
             if core.uprobes is None:
                 return -errno.ENOENT if req.register else 0
@@ -127,8 +130,8 @@ def _pmus(machine: TracedMachine, kprobes: bool, uprobes: bool) -> dict[str, tup
         "software": (PERF_TYPE_SOFTWARE, {}, {}), "tracepoint": (PERF_TYPE_TRACEPOINT, {}, {}),
         "cpu": (PERF_TYPE_RAW, CPU_PMU_FORMATS, CPU_PMU_EVENTS)}
     abi = getattr(machine.image, "abi", {})
-    if kprobes and isinstance(machine, KprobeRequestMachine) and "PERF_TYPE_KPROBE" in abi:
+    if kprobes and isinstance(machine, KernelRequestMachine) and "PERF_TYPE_KPROBE" in abi:
         pmus["kprobe"] = (abi["PERF_TYPE_KPROBE"], {"retprobe": "config:0"}, {})
-    if uprobes and isinstance(machine, KprobeRequestMachine) and "PERF_TYPE_UPROBE" in abi:
+    if uprobes and isinstance(machine, KernelRequestMachine) and "PERF_TYPE_UPROBE" in abi:
         pmus["uprobe"] = (abi["PERF_TYPE_UPROBE"], {"retprobe": "config:0"}, {})
     return pmus

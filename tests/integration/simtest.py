@@ -25,6 +25,20 @@ START_TIMEOUT = 90
 SESSION_TIMEOUT = 240
 
 
+def tool_waits_in(*syscalls: int) -> str:
+    """A session script's wait until the tool started as `$t` (by timeout, whose child it is)
+    waits in one of these system calls (the host's /proc/PID/syscall): attached and in its loop."""
+    cases = "|".join(f"{nr}\\ *" for nr in syscalls)
+    return ("c=$(pgrep -P $t | head -1); "
+            f"for i in $(seq 900); do case \"$(cat /proc/$c/syscall 2>/dev/null)\" in {cases}) break;; "
+            "esac; sleep 0.1; done; ")
+
+
+# polling its perf buffers: poll, ppoll, epoll_wait, epoll_pwait (BCC's perf_reader_poll() is a
+# poll(2)); BCC's tools open them after their banner, and an event before that is lost
+TOOL_IN_POLL = tool_waits_in(7, 271, 232, 281)
+
+
 def _text(output: bytes | str | None) -> str:
     return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
 

@@ -85,7 +85,7 @@ def _instructions(listing: list[str]) -> tuple[int, list[int]]:
 
 def test_a_probe_on_every_instruction_of_a_function():
     # vfs_read holds calls (direct and indirect), conditional and unconditional jumps, a cmov,
-    # rets and padding: every instruction boundary gets a probe, optimized where the engine
+    # its ret(s) and padding: every instruction boundary gets a probe, optimized where the engine
     # can, then all as int3. dd must still copy the file exactly.
     out = run(f"""
 echo '== disasm'; tracefs-sim disasm vfs_read
@@ -122,7 +122,7 @@ echo '== restored'; tracefs-sim disasm vfs_read
     calls = hits[0]
     assert calls >= 2 * (1 + int(reference[1]) // 7)     # two dd runs, 7 bytes a read
     assert hits[offsets[1]] == hits[offsets[2]] == calls
-    assert sum(hits[off] for off in rets) == calls and len(rets) >= 2
+    assert sum(hits[off] for off in rets) == calls and rets   # (one ret or several: gcc's choice)
     assert padding and all(hits[off] == 0 for off in padding)
 
 

@@ -155,6 +155,38 @@ def test_a_tools_programs_load_with_their_btf(tmp_path):
         result.stdout + out.read_text()
 
 
+# BCC's "Hello, World!" (its tutorial's first lesson): a kprobe program calling
+# bpf_trace_printk(), whose lines BPF.trace_fields() reads from trace_pipe; an opener thread
+# fires the probe until a line came (the kernel enables the event from a work item)
+HELLO_WORLD = r"""
+import threading, time
+from bcc import BPF
+b = BPF(text='int kprobe__do_sys_openat2(void *ctx) { bpf_trace_printk("Hello, World! %d\\n", 42); return 0; }')
+done = threading.Event()
+def opener():
+    while not done.is_set():
+        open("/etc/hostname").close()
+        time.sleep(0.1)
+threading.Thread(target=opener, daemon=True).start()
+task, pid, cpu, flags, ts, msg = b.trace_fields()
+done.set()
+print("line:", msg.decode())
+print("enable:", open("/sys/kernel/tracing/events/bpf_trace/bpf_trace_printk/enable").read().strip())
+"""
+
+
+def test_hello_world_of_the_bcc_tutorial(tmp_path):
+    """Loading a program that may call bpf_trace_printk() enables bpf_trace:bpf_trace_printk in
+    the top-level array, as 6.1's bpf_get_trace_printk_proto() does (nobody enabled it by hand),
+    so BCC's trace_fields() reads the program's line from trace_pipe."""
+    script = tmp_path / "hello.py"
+    script.write_text(HELLO_WORLD)
+    result = tracefs_sim("run", "-c", f"cat /sys/kernel/tracing/events/bpf_trace/bpf_trace_printk/enable; "
+                         f"/usr/bin/python3 {script}", timeout=SESSION_TIMEOUT, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == ["0", "line: Hello, World! 42", "enable: 1"], result.stdout + result.stderr
+
+
 def test_stackcount_shows_the_kernel_call_chain(tmp_path):
     """stackcount: kernel stacks of a kprobe program in a stack trace map (bpf_get_stackid),
     symbolised by BCC from the emulated kernel's /proc/kallsyms."""

@@ -78,19 +78,20 @@ def test_bpf_jit_enable_0_interprets(tmp_path):
 
 def test_the_trace_names_a_jited_programs_address_and_its_map_calls(tmp_path):
     """The function tracer on what a tracepoint program calls: the parent of each is the
-    program's image, named as kallsyms names it (bpf_prog_<tag>), and its map update calls the
+    program's image, named as kallsyms names it (bpf_prog_<tag>_<name>: libbpf gives bpftrace's
+    programs their names), and its map update calls the
     hash map's own function, as 6.1's verifier patches the helper call for the JIT"""
     script = ("cd /sys/kernel/tracing; echo 'bpf_get_current_pid_tgid htab_map_update_elem' > set_ftrace_filter; "
               f"{NOTIFY_ATTACHED}=1 bpftrace -e 'tracepoint:syscalls:sys_enter_read {{ @[pid] = count() }}' "
               f">{tmp_path}/bt.out 2>{tmp_path}/bt.err & bt=$!; "
               + until_attached(f"{tmp_path}/bt.err") +
               "echo function > current_tracer; cat /proc/version >/dev/null; echo 0 > tracing_on; "
-              "grep -o ' t bpf_prog_[0-9a-f]*' /proc/kallsyms; echo ==; grep -v '^#' trace; "
+              "grep ' t bpf_prog_[0-9a-f]\\{16\\}' /proc/kallsyms; echo ==; grep -v '^#' trace; "
               "kill -INT $bt; wait $bt")
     result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     symbols, trace = result.stdout.split("==\n")
-    programs = {line.split()[1] for line in symbols.splitlines()}
+    programs = {line.split()[2] for line in symbols.splitlines()}
     calls = re.findall(r": (\w+) <-(\S+)$", trace, re.M)
     assert calls and {parent for _, parent in calls} <= programs, result.stdout
     assert {called for called, _ in calls} == {"bpf_get_current_pid_tgid", "htab_map_update_elem"}, result.stdout

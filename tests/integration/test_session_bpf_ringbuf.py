@@ -20,7 +20,7 @@ from simtest import SESSION_TIMEOUT, tracefs_sim
 from tracefs_sim.namespace import debian_61_headers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "machine"))
-from bpf_cases import RINGBUF_MMAP_CASES, parse  # noqa: E402
+from bpf_cases import ARRAY_MMAP_CASES, RINGBUF_MMAP_CASES, parse  # noqa: E402
 
 BPFTEST = Path(__file__).resolve().parents[2] / "kernel_model/user/bpftest.c"
 REFERENCE = parse((Path(__file__).resolve().parents[1] / "data/bpf/reference.txt").read_text())
@@ -151,6 +151,17 @@ def test_mmap_of_a_ring_buffer_as_linux(tmp_path, host_bpftest, name):
     RINGBUF_MMAP_CASES): the positions and records it reads, in both copies of the data (a
     wrapping record's tail too), and the errnos of what 6.1 refuses, as the real 6.1's."""
     args = " ".join(f"'{a}'" for a in RINGBUF_MMAP_CASES[name])
+    result = tracefs_sim("run", "--workload", "none", "-c", f"{host_bpftest} {args}", timeout=150, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ADDRESS.sub("ADDR", result.stdout) == ADDRESS.sub("ADDR", REFERENCE[name])
+
+
+@pytest.mark.parametrize("name", sorted(ARRAY_MMAP_CASES))
+def test_mmap_of_an_mmapable_array_as_linux(tmp_path, host_bpftest, name):
+    """bpftest's mmap of a BPF_F_MMAPABLE array's fd from a session's process (ARRAY_MMAP_CASES):
+    the values it reads and writes there, as the syscall sees them, and 6.1's refusals (not
+    mmapable, past the values, private, frozen or read-only to programs and writable)."""
+    args = " ".join(f"'{a}'" for a in ARRAY_MMAP_CASES[name])
     result = tracefs_sim("run", "--workload", "none", "-c", f"{host_bpftest} {args}", timeout=150, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert ADDRESS.sub("ADDR", result.stdout) == ADDRESS.sub("ADDR", REFERENCE[name])

@@ -7,6 +7,7 @@ import difflib
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from simtest import section, tracefs_sim
@@ -18,8 +19,8 @@ pytestmark = [pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid()
 T = "/sys/kernel/tracing"
 # comm-pid [cpu] flags timestamp: event: rest, or a syscall's exit: `sys_NAME -> 0xRET`
 LINE = re.compile(r"^ *(\S.*)-(\d+) +\[(\d{3})\] \S{5} +(\d+\.\d{6}): (\w+)(?:: | )(.*)$")
-MM_CALLS = ("mmap", "munmap", "mprotect", "brk")
-STRACE_LINE = re.compile(r"^(\d+) +(\w+)\((.*)\) += (-?\w+)(?: (E[A-Z]+))?")
+MM_CALLS = ("mmap", "munmap", "mprotect", "brk", "mremap")
+STRACE_LINE = re.compile(r"^(\d+) +(\w+)\((.*)\) += (-?\w+)(?: (E[A-Z0-9]+))?")
 
 
 def run(script: str, timeout: float = 180) -> str:
@@ -84,8 +85,12 @@ def enable_mm_events() -> str:
         f"echo 1 > {T}/events/sched/sched_process_exec/enable;" + EXIT_EVENT
 
 
+# the mremap cases of the machine's own test program (built with the kernel), run on the host
+PROGTEST = Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user" / "progtest.elf"
+
+
 @pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
-@pytest.mark.parametrize("command", ["ls /", "/usr/bin/python3 -c pass"])
+@pytest.mark.parametrize("command", ["ls /", "/usr/bin/python3 -c pass", f"{PROGTEST} mremap"])
 def test_address_space_calls_return_the_hosts_results(command):
     # strace -f in the session traces the very process whose task the kernel runs: each
     # mmap/munmap/mprotect/brk's host result against sys_exit's ret
@@ -109,7 +114,9 @@ def test_address_space_calls_return_the_hosts_results(command):
     assert fixed and all(h[1] == k for h, k in fixed), fixed
     brks = [(h, k) for h, k in pairs if h[0] == "brk"]
     assert len(brks) >= 2 and all(h[1] == k for h, k in brks), brks
-    assert all(h[1] == k for h, k in pairs if h[0] in ("arch_prctl", "rseq")), pairs
+    assert all(h[1] == k for h, k in pairs if h[0] in ("arch_prctl", "rseq", "mremap")), pairs
+    if "mremap" in command:
+        assert sum(h[0] == "mremap" for h, _ in pairs) >= 14, pairs
 
 
 def test_a_kprobe_on_do_mmap_fires_for_the_sessions_ls():
@@ -240,3 +247,127 @@ def test_proc_pid_maps_shows_the_host_processs_mappings():
     assert all(re.match(r"^[0-9a-f]{8,}-[0-9a-f]{8,} [r-][w-][x-][ps] [0-9a-f]{8} [0-9a-f]{2}:[0-9a-f]{2} \d+ *", line)
                for line in maps), maps
     assert ranges == sorted(ranges) and all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:]))
+
+
+# the new fd, file, memory, limit and scheduler calls of issue 15, each run by the host and
+# replayed here (the kernel's own results: signals and the timers' expiries are the machine's)
+FD_CALLS = {"timerfd": ("timerfd_create", "timerfd_settime", "timerfd_gettime"),
+            "signalfd": ("signalfd4",), "memfd": ("memfd_create",), "msync": ("msync",),
+            "readahead": ("readahead",), "rlimit": ("prlimit64",),
+            # (mincore's vector and sched_attr: gen_syscall_args.py's OVERRIDES)
+            "mlock": ("mlock", "mlock2", "munlock", "mlockall", "munlockall", "mincore"),
+            "sched": ("sched_setscheduler", "sched_setparam", "sched_setaffinity", "sched_setattr",
+                      "sched_getattr"),
+            # (fsetxattr and fallocate: a few of progtest's calls are 6.1's refusals and a
+            # later host kernel's successes)
+            "xattr": ("fgetxattr", "flistxattr", "fremovexattr")}
+
+
+def calls_as_the_host(calls: tuple[str, ...], command: str, comm: str, setup: str = "") -> tuple[list, list]:
+    """(kernel, host): the (call, ret) of each of `calls` that the command's process (`comm`,
+    after its exec) made, by its sys_exit_* events and by strace's log of the same process."""
+    enable = "".join(f"echo 1 > {T}/events/syscalls/sys_exit_{c}/enable;" for c in calls)
+    out = run(f"{setup}{enable} echo 1 > {T}/events/sched/sched_process_exec/enable; {EXIT_EVENT}"
+              f"strace -qqq -e trace={','.join(calls)} -o /tmp/fd-strace.txt {command} > /dev/null;"
+              f"for i in $(seq 200); do grep -q 'sched_process_exit: comm={comm}' {T}/trace && break; sleep 0.1; done;"
+              f"echo 0 > {T}/tracing_on;"
+              f"echo '== strace'; cat /tmp/fd-strace.txt; rm -f /tmp/fd-strace.txt;"
+              f"echo '== trace'; grep -v '^#' {T}/trace")
+    host = [(m.group(2), as_ret(m.group(4), m.group(5)))
+            for m in map(re.compile(r"^(\d+ +)?(\w+)\((.*)\) += (-?\w+)(?: (E[A-Z0-9]+))?").match,
+                         section(out, "strace")) if m]
+    seen = events(section(out, "trace"))
+    pid = next(p for c, p, event, _ in seen if event == "sched_process_exec" and c.startswith(comm))
+    kernel = [(event[4:], as_ret(m.group(1), None)) for _, p, event, rest in seen
+              if p == pid and event.startswith("sys_") and (m := re.match(r"-> (0x[0-9a-f]+)$", rest))]
+    return kernel, host
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
+@pytest.mark.parametrize("cmd", sorted(FD_CALLS))
+def test_a_session_process_new_calls_return_the_hosts_results(cmd):
+    kernel, host = calls_as_the_host(FD_CALLS[cmd], f"{PROGTEST} {cmd}", "progtest")
+    assert host and kernel == host, (kernel, host)
+
+
+POLL = r"""
+import select, os
+r1, w1 = os.pipe(); r2, w2 = os.pipe(); r3, w3 = os.pipe()
+os.write(w1, b"x"); os.write(w3, b"y")
+p = select.poll()
+for fd in (r1, r2, r3, w2): p.register(fd, select.POLLIN)
+print(sorted(p.poll(100)))
+e = select.epoll()
+for fd in (r1, r2, r3): e.register(fd, select.EPOLLIN)
+print(sorted(e.poll(0.1)))
+os.truncate(__file__, 3)
+"""
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
+def test_arrays_and_paths_the_declarations_do_not_describe_return_the_hosts_results(tmp_path):
+    # poll's nfds struct pollfd (not one), epoll_wait's maxevents events written, truncate's
+    # path (not a buffer of `length` bytes): gen_syscall_args.py's OVERRIDES
+    script = tmp_path / "poll.py"
+    script.write_text(POLL)
+    kernel, host = calls_as_the_host(("poll", "epoll_wait", "truncate"), f"/usr/bin/python3 {script}", "python3")
+    assert host == [("poll", 2), ("epoll_wait", 2), ("truncate", 0)] and kernel == host, (kernel, host)
+
+
+IOV = r"""
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+os.writev(fd, [b"hello ", b"vectored ", b"world\n"])
+os.pwritev(fd, [b"HE", b"LLO"], 0)
+os.preadv(fd, [bytearray(3), bytearray(100)], 2)
+os.lseek(fd, 0, 0)
+os.readv(fd, [bytearray(4), bytearray(4), bytearray(100)])
+os.readv(fd, [bytearray(4)])
+"""
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
+def test_vectored_reads_and_writes_return_the_hosts_results(tmp_path):
+    # the struct iovec arrays are copied and laid out over the kernel's output window (they
+    # were the window's stale bytes: EFAULT)
+    script = tmp_path / "iov.py"
+    script.write_text(IOV)
+    kernel, host = calls_as_the_host(("readv", "writev", "preadv2", "pwritev2"),
+                                     f"/usr/bin/python3 {script} {tmp_path / 'data'}", "python3")
+    assert host == [("writev", 21), ("pwritev2", 5), ("preadv2", 19), ("readv", 21), ("readv", 0)], host
+    assert kernel == host, (kernel, host)
+
+
+def test_sched_setattr_reaches_the_scheduler_with_the_processs_sched_attr():
+    # the supervisor copies the struct sched_attr of its own size (its first u32): the kernel's
+    # sched_setattr() gets progtest's first one (SCHED_OTHER, nice 5, 48 bytes), not the sink's
+    probe = "p:s6attr sched_setattr size=+0($arg2):u32 policy=+4($arg2):u32 nice=+16($arg2):s32"
+    out = run(f"echo '{probe}' >> {T}/kprobe_events; echo 1 > {T}/events/kprobes/s6attr/enable; {EXIT_EVENT}"
+              f"{PROGTEST} sched > /dev/null & wait $!; {wait_for_exit('$!')}"
+              f"echo 0 > {T}/tracing_on; echo '== trace'; grep 's6attr:' {T}/trace")
+    hits = [rest for comm, _, event, rest in events(section(out, "trace")) if comm.startswith("progtest")]
+    assert hits and hits[0].endswith("size=48 policy=0 nice=5"), out
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
+def test_a_session_shells_ulimit_holds_its_processes_fds_as_the_hosts():
+    # `ulimit -n 4` (prlimit64, kept in the kernel's copy of the process's limits and inherited by
+    # its child): with fd 3 taken, cat's open of a file fails with EMFILE on the host, and here
+    calls = ("prlimit64", "openat")
+    enable = "".join(f"echo 1 > {T}/events/syscalls/sys_exit_{c}/enable;" for c in calls)
+    out = run(f"{enable} echo 1 > {T}/events/sched/sched_process_exec/enable; {EXIT_EVENT}"
+              f"strace -f -qqq -e trace={','.join(calls)} -o /tmp/ul-strace.txt "
+              f"bash -c 'ulimit -n 4; exec 3</dev/null; exec cat /etc/hostname' > /dev/null 2>&1;"
+              f"for i in $(seq 200); do grep -q 'sched_process_exit: comm=cat' {T}/trace && break; sleep 0.1; done;"
+              f"echo 0 > {T}/tracing_on;"
+              f"echo '== strace'; cat /tmp/ul-strace.txt; rm -f /tmp/ul-strace.txt;"
+              f"echo '== trace'; grep -v '^#' {T}/trace")
+    host = {}
+    for m in map(STRACE_LINE.match, section(out, "strace")):
+        if m and m.group(2) in calls:
+            host.setdefault(int(m.group(1)), []).append((m.group(2), as_ret(m.group(4), m.group(5))))
+    pid = min(host)
+    seen = events(section(out, "trace"))
+    kernel = [(event[4:], as_ret(m.group(1), None)) for _, p, event, rest in seen
+              if p == pid and event.startswith("sys_") and (m := re.match(r"-> (0x[0-9a-f]+)$", rest))]
+    assert ("openat", -24) in host[pid] and kernel == host[pid], (kernel, host[pid])

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from simtest import NOTIFY_ATTACHED, tracefs_sim
+from simtest import NOTIFY_ATTACHED, TOOL_IN_POLL, tracefs_sim
 
 from tracefs_sim.namespace import debian_61_headers
 
@@ -25,11 +25,6 @@ KILL = (r'^\d\d:\d\d:\d\d Triggered by PID (\d+) \("memhog"\), OOM kill of PID (
         r"(\d+) pages, loadavg: [\d.]+ [\d.]+ [\d.]+ \d+/\d+ \d+$")
 
 
-# the tool's process (timeout's child) waits in poll, ppoll, epoll_wait or epoll_pwait (the host's
-# /proc/PID/syscall): polling its buffers (BCC's perf_reader_poll() is a poll(2))
-IN_POLL = ("c=$(pgrep -P $t | head -1); "
-           "for i in $(seq 900); do case \"$(cat /proc/$c/syscall 2>/dev/null)\" in 7\\ *|271\\ *|232\\ *|281\\ *) break;; "
-           "esac; sleep 0.1; done; ")
 
 
 def oom_while(tmp_path: Path, tool: str, banner: str, attached: str | None = None, polling: bool = False) -> str:
@@ -40,7 +35,7 @@ def oom_while(tmp_path: Path, tool: str, banner: str, attached: str | None = Non
     out = tmp_path / "tool.out"
     script = (f"{NOTIFY_ATTACHED}=1 timeout --foreground -s INT 200 {tool} >{out} 2>&1 & t=$!; "
               f"for i in $(seq 900); do grep -q '{attached or banner}' {out} && break; sleep 0.1; done; "
-              + (IN_POLL if polling else "") +
+              + (TOOL_IN_POLL if polling else "") +
               "tracefs-sim exec memhog 0; echo memhog $?; sleep 1; kill -INT $t; wait $t; echo tool exited $?")
     result = tracefs_sim("run", "--mem", "128", "-c", script, timeout=280, cwd=tmp_path)
     text = out.read_text()

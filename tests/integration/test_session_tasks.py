@@ -4,8 +4,10 @@ exits and system calls are what the trace sees, as on Linux."""
 import errno
 import os
 import re
+import resource
 import shutil
 import subprocess
+import sys
 
 import pytest
 from simtest import section, tracefs_sim
@@ -75,6 +77,27 @@ def test_fork_exec_exit_of_a_command():
     assert (child, "sched_process_exec", f"filename=/bin/true pid={child} old_pid={child}") in \
         [(pid, event, rest) for _, pid, _, event, rest in seen]
     assert ("true", child, "sched_process_exit") in [(comm, pid, event) for comm, pid, _, event, _ in seen]
+
+
+def test_a_fork_while_an_earlier_child_is_a_zombie_makes_the_new_child():
+    # the first child has ended (its process forgotten by the supervisor) but is not reaped
+    # when the second fork lists the parent's children: it is not announced again, so the
+    # second clone makes the second child, and its records are done with (no tracefs access
+    # waits for them)
+    program = ("import os, time\n"
+               "a = os.fork()\n"
+               "if a == 0: os._exit(0)\n"
+               "time.sleep(0.5)\n"
+               "b = os.fork()\n"
+               "if b == 0: os._exit(0)\n"
+               "os.waitpid(a, 0); os.waitpid(b, 0); print(os.getpid(), a, b)\n")
+    out = run(f"echo 1 > {T}/events/sched/sched_process_fork/enable; echo '== pids';"
+              f"python3 -c '{program}'; echo 0 > {T}/events/sched/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    parent, a, b = map(int, section(out, "pids")[0].split())
+    children = [int(re.search(r"child_pid=(\d+)", rest).group(1))
+                for _, pid, _, event, rest in events(section(out, "trace"))
+                if event == "sched_process_fork" and pid == parent]
+    assert children == [a, b], out
 
 
 def test_a_sleep_on_the_host_sleeps_in_the_kernel():
@@ -218,6 +241,32 @@ def test_a_session_process_group_and_session_are_the_hosts():
             for line in section(out, "trace")) if m}
         assert rets == {"getpgrp": pgrp, "getsid": sid}, out
     assert sid == pid   # setsid made the second one a session leader
+
+
+def _distinct_limits() -> None:
+    """In the child before it runs tracefs-sim: limits no default has (`ulimit -n 777` and the
+    like in the shell that starts the session)."""
+    resource.setrlimit(resource.RLIMIT_NOFILE, (777, 777))
+    resource.setrlimit(resource.RLIMIT_STACK, (4 << 20, 6 << 20))
+    resource.setrlimit(resource.RLIMIT_CORE, (12345 << 10, 12345 << 10))
+
+
+def test_a_sessions_first_process_has_its_host_processs_resource_limits():
+    """The kernel's task of the session's first process starts with the limits its host process
+    has (the supervisor's NEW_TASK record carries them), not with init's, and its children
+    inherit them: the kernel's /proc/PID/limits is the host's, line for line (issue 15)."""
+    child = "bash -c 'tracefs-sim exec cat /proc/$$/limits; echo \"== child host\"; cat /proc/$$/limits'"
+    result = tracefs_sim("run", "--workload", "none", "-c",
+                         "echo '== first'; tracefs-sim exec cat /proc/$$/limits; echo '== first host';"
+                         f"cat /proc/$$/limits; echo '== child'; {child}",
+                         timeout=120, preexec_fn=_distinct_limits)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    for name in ("first", "child"):
+        kernel, host = section(out, name), section(out, f"{name} host")
+        assert kernel == host and len(kernel) == 17, out
+        assert re.search(r"^Max open files +777 +777 +files", "\n".join(kernel), re.M), out
+        assert re.search(r"^Max stack size +4194304 +6291456 +bytes", "\n".join(kernel), re.M), out
 
 
 def _calls(lines: list[str], nr: int, args: str) -> list[int]:
@@ -382,3 +431,51 @@ def test_a_call_waiting_behind_another_is_not_interrupted_by_a_signal(tmp_path):
     m = re.search(r"signals=(\d+) eintr=(\d+)", out)
     assert m and int(m.group(1)) > 100, out
     assert int(m.group(2)) * 50 < int(m.group(1)), out
+
+
+CLOSE_LOOP = r"""
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]);
+	for (long i = 0; i < n; i++)
+		close(100000 + i);	/* EBADF on the host and in the kernel: only its number counts */
+	return 0;
+}
+"""
+
+CAUGHT_UP = r"""
+import os, sys, time
+from tracefs_sim import control
+path = os.environ["TRACEFS_SIM_CONTROL"]
+target = control.info(path)["session"]["produced"]
+deadline = time.monotonic() + 300
+while control.info(path)["session"]["retired_upto"] < target and time.monotonic() < deadline:
+    time.sleep(0.05)
+s = control.info(path)["session"]
+print("lost", s["lost"], "behind", max(0, target - s["retired_upto"]))
+"""
+
+
+def test_a_burst_past_the_ring_waits_for_the_kernel_and_loses_no_call(tmp_path):
+    """More calls than the session ring holds (4 MiB: ~52,000 close() records), made while the
+    function tracer slows the kernel's replay of them far below the host's pace: the supervisor
+    waits for room while the kernel takes records, so every call reaches the kernel, in the
+    order the host made them, and the burst ends (nothing hangs), none counted lost."""
+    calls = 70_000
+    source = tmp_path / "close-loop.c"
+    source.write_text(CLOSE_LOOP)
+    subprocess.run(["gcc", "-O2", "-o", str(tmp_path / "close-loop"), str(source)], check=True, timeout=60)
+    (tmp_path / "caught_up.py").write_text(CAUGHT_UP)
+    out = run(f"mkdir {T}/instances/calls; I={T}/instances/calls; echo 8192 > $I/buffer_size_kb; "
+              f"echo 'fd >= 100000' > $I/events/syscalls/sys_enter_close/filter; "
+              f"echo 1 > $I/events/syscalls/sys_enter_close/enable; echo function > {T}/current_tracer; "
+              f"{tmp_path}/close-loop {calls}; "
+              f"{sys.executable} {tmp_path}/caught_up.py; echo nop > {T}/current_tracer; "
+              f"echo '== calls'; grep -o 'sys_close(fd: [0-9a-f]*)' $I/trace; rmdir $I",
+              timeout=600)
+    lost = [line for line in out.splitlines() if line.startswith("lost ")]
+    assert lost == ["lost 0 behind 0"], out[-2000:]
+    fds = [int(m.group(1), 16) for m in re.finditer(r"sys_close\(fd: ([0-9a-f]+)\)", "\n".join(section(out, "calls")))]
+    assert fds == list(range(100000, 100000 + calls)), (len(fds), fds[:5], out[-1000:])

@@ -3,6 +3,7 @@
 through ../shared/tools/real-tracefs): each case's output must be the real kernel's."""
 from __future__ import annotations
 
+import struct
 import sys
 
 from bpf_asm import *  # noqa: F401,F403
@@ -219,6 +220,388 @@ GOTOL_CASES: dict[str, list[str]] = {
                                         gotol(-3)), "pxlated", "3", "run", "3"],
 }
 
+
+def ld_map_value(dst: int, fd: int, off: int) -> bytes:
+    """BPF_PSEUDO_MAP_VALUE: the address of the map's value at off (libbpf's global data)"""
+    return ld_imm64(dst, fd | off << 32, PSEUDO_MAP_VALUE)
+
+
+FN_ktime_get_coarse_ns = 160
+# struct __sk_buff's offsets
+SKB_LEN, SKB_PKT_TYPE, SKB_PROTOCOL, SKB_IFINDEX, SKB_CB = 0, 4, 16, 40, 48
+SKB_DATA, SKB_FAMILY, SKB_TSTAMP, SKB_TSTAMP_TYPE = 76, 88, 152, 180
+
+# BPF_PROG_TYPE_SOCKET_FILTER: libbpf's feature probes (a named program, global data, the
+# coarse clock), what its context lets a program read and write, its helpers
+SOCKFILTER_CASES: dict[str, list[str]] = {
+    "sockfilter_probe": ["load", "1", OK0, "1", "N=libbpf_nametest"],
+    "sockfilter_global_data": ["map", "2", "4", "32", "1", "load", "1",
+                               prog(ld_map_value(R1, 3, 16), st(DW, R1, 0, 42), mov64_imm(R0, 0), exit_()), "2"],
+    "sockfilter_rodata_write": ["map", "2", "4", "32", "1", str(1 << 7), "load", "1",
+                                prog(ld_map_value(R1, 3, 16), st(DW, R1, 0, 42), mov64_imm(R0, 0), exit_()), "1"],
+    "sockfilter_coarse_ns": ["load", "1", prog(call(FN_ktime_get_coarse_ns), exit_()), "2"],
+    "sockfilter_ctx_reads": ["load", "1", prog(ldx(W, R2, R1, SKB_LEN), ldx(B, R3, R1, SKB_PKT_TYPE),
+                                               ldx(H, R4, R1, SKB_PROTOCOL), ldx(W, R5, R1, SKB_CB + 8),
+                                               ldx(B, R6, R1, SKB_CB + 19), ldx(W, R0, R1, SKB_IFINDEX), exit_()), "2"],
+    "sockfilter_ctx_write_len": ["load", "1", prog(mov64_imm(R2, 0), stx(W, R1, R2, SKB_LEN), mov64_imm(R0, 0),
+                                                   exit_()), "1"],
+    "sockfilter_ctx_st_cb": ["load", "1", prog(st(W, R1, SKB_CB, 1), mov64_imm(R0, 0), exit_()), "1"],
+    "sockfilter_ctx_data": ["load", "1", prog(ldx(W, R0, R1, SKB_DATA), exit_()), "1"],
+    "sockfilter_ctx_family": ["load", "1", prog(ldx(W, R0, R1, SKB_FAMILY), exit_()), "1"],
+    "sockfilter_ctx_tstamp": ["load", "1", prog(ldx(DW, R0, R1, SKB_TSTAMP), exit_()), "1"],
+    "sockfilter_ctx_tstamp_type": ["load", "1", prog(ldx(B, R0, R1, SKB_TSTAMP_TYPE), exit_()), "1"],
+    "sockfilter_ctx_cb_past_end": ["load", "1", prog(ldx(DW, R0, R1, SKB_CB + 16), exit_()), "1"],
+    "sockfilter_ctx_misaligned": ["load", "1", prog(ldx(H, R0, R1, SKB_LEN + 1), exit_()), "1"],
+    "sockfilter_ctx_past_end": ["load", "1", prog(ldx(W, R0, R1, 192), exit_()), "1"],
+    "sockfilter_helper_pid": ["load", "1", prog(call(FN_get_current_pid_tgid), exit_()), "1"],
+}
+
+
+# BPF_MAP_FREEZE (libbpf freezes a .rodata once filled): the syscall side may not write the map
+# any more, a program that may not write it either reads known values there
+BPF_MAP_FREEZE = "22"
+RDONLY_PROG = str(1 << 7)
+# r0 = the map's first u64; 7: exit, else a read of the stack out of its frame
+READ_RODATA = prog(ld_map_value(R1, 3, 0), ldx(DW, R0, R1, 0), jmp_imm(JEQ, R0, 7, 1), ldx(DW, R0, R10, 8), exit_())
+FREEZE_CASES: dict[str, list[str]] = {
+    "freeze_array": ["map", "2", "4", "8", "1", "upd", "3", "00000000", "2a00000000000000",
+                     "raw", BPF_MAP_FREEZE, "03000000", "upd", "3", "00000000", "2b00000000000000",
+                     "del", "3", "00000000", "get", "3", "00000000", "raw", BPF_MAP_FREEZE, "03000000"],
+    "freeze_hash": ["map", "1", "4", "8", "4", "raw", BPF_MAP_FREEZE, "03000000",
+                    "upd", "3", "00000000", "2a00000000000000", "get", "3", "00000000", "next", "3", "-"],
+    "freeze_errors": ["raw", BPF_MAP_FREEZE, "63000000", "map", "2", "4", "8", "1",
+                      "raw", BPF_MAP_FREEZE, "0300000001000000", "load", "1", OK0, "raw", BPF_MAP_FREEZE, "04000000"],
+    "freeze_rdonly_known": ["map", "2", "4", "8", "1", RDONLY_PROG, "upd", "3", "00000000", "0700000000000000",
+                            "raw", BPF_MAP_FREEZE, "03000000", "load", "1", READ_RODATA, "1"],
+    "freeze_rdonly_unfrozen": ["map", "2", "4", "8", "1", RDONLY_PROG, "upd", "3", "00000000", "0700000000000000",
+                               "load", "1", READ_RODATA, "1"],
+    # a call libbpf poisoned (a failed CO-RE relocation) in the branch the value rules out: never
+    # reached, so no fixup trips on it
+    "freeze_dead_poisoned_call": ["map", "2", "4", "8", "1", RDONLY_PROG, "upd", "3", "00000000", "0700000000000000",
+                                  "raw", BPF_MAP_FREEZE, "03000000", "load", "5",
+                                  prog(ld_map_value(R1, 3, 0), ldx(DW, R0, R1, 0), jmp_imm(JEQ, R0, 7, 1),
+                                       call(0xBAD2310), mov64_imm(R0, 0), exit_()), "1"],
+    "freeze_writable_known": ["map", "2", "4", "8", "1", "upd", "3", "00000000", "0700000000000000",
+                              "raw", BPF_MAP_FREEZE, "03000000", "load", "1", READ_RODATA, "1"],
+}
+
+# BPF_MAP_TYPE_CGROUP_ARRAY (libbpf-tools make one for -c): made, but no fd is a cgroup here
+FN_current_task_under_cgroup = 37
+UNDER_CGROUP = prog(ld_map_fd(R1, 3), mov64_imm(R2, 0), call(FN_current_task_under_cgroup), exit_())
+CGROUP_ARRAY_CASES: dict[str, list[str]] = {
+    "cgroup_array": ["map", "8", "4", "4", "4", "upd", "3", "00000000", "03000000", "upd", "3", "04000000", "03000000",
+                     "upd", "3", "00000000", "03000000", "1", "get", "3", "00000000", "del", "3", "00000000",
+                     "del", "3", "04000000", "next", "3", "-", "next", "3", "03000000", "map", "8", "4", "8", "4",
+                     "map", "8", "4", "4", "4", RDONLY_PROG],
+    "cgroup_array_helper": ["map", "8", "4", "4", "4", "load", "5", UNDER_CGROUP, "2", "load", "1", UNDER_CGROUP, "1",
+                            "load", "5", lookup_prog(3), "1"],
+    "cgroup_array_helper_wrong_map": ["map", "2", "4", "4", "4", "load", "5", UNDER_CGROUP, "1"],
+}
+
+# BPF_PROG_BIND_MAP (libbpf binds a .rodata to each program) and BPF_LINK_CREATE of a program on
+# a perf event (BPF_PERF_EVENT: libbpf's attach when the kernel has it; its probe: EBADF for fd -1)
+BPF_LINK_CREATE, BPF_PROG_BIND_MAP, BPF_PERF_EVENT = "28", "35", 41
+PROG_PERF_EVENT_T = "7"
+
+
+def u32s(*values: int) -> str:
+    """the attribute's u32 fields, in hex"""
+    return "".join(struct.pack("<I", v & 0xFFFFFFFF).hex() for v in values)
+
+
+BIND_LINK_CASES: dict[str, list[str]] = {
+    "prog_bind_map": ["map", "2", "4", "32", "1", "load", "1", OK0, "pinfo", "4",
+                      "raw", BPF_PROG_BIND_MAP, u32s(4, 3, 0), "pinfo", "4", "raw", BPF_PROG_BIND_MAP, u32s(4, 3, 0),
+                      "close", "3", "pinfo", "4", "map", "2", "4", "8", "1", "raw", BPF_PROG_BIND_MAP, u32s(4, 3, 0),
+                      "pinfo", "4"],
+    "prog_bind_map_errors": ["map", "2", "4", "32", "1", "load", "1", OK0, "raw", BPF_PROG_BIND_MAP, u32s(4, 3, 1),
+                             "raw", BPF_PROG_BIND_MAP, u32s(4, 99, 0), "raw", BPF_PROG_BIND_MAP, u32s(4, 4, 0),
+                             "raw", BPF_PROG_BIND_MAP, u32s(3, 3, 0), "raw", BPF_PROG_BIND_MAP, u32s(99, 3, 0),
+                             "raw", BPF_PROG_BIND_MAP, u32s(4, 3, 0, 1), "pinfo", "4"],
+    "perf_link": ["load", PROG_PERF_EVENT_T, OK0, "swev", "0", "1000000000", "raw", BPF_LINK_CREATE, u32s(3, 4, BPF_PERF_EVENT, 0),
+                  "raw", BPF_LINK_CREATE, u32s(3, 4, BPF_PERF_EVENT, 0), "close", "5",
+                  "raw", BPF_LINK_CREATE, u32s(3, 4, BPF_PERF_EVENT, 0), "close", "4", "close", "5"],
+    "perf_link_errors": ["load", "5", OK0, "raw", BPF_LINK_CREATE, u32s(3, -1, BPF_PERF_EVENT, 0),
+                         "raw", BPF_LINK_CREATE, u32s(3, 3, BPF_PERF_EVENT, 0), "load", PROG_PERF_EVENT_T, OK0,
+                         "swev", "0", "1000000000", "raw", BPF_LINK_CREATE, u32s(3, 5, BPF_PERF_EVENT, 0),
+                         "raw", BPF_LINK_CREATE, u32s(4, 5, BPF_PERF_EVENT - 1, 0),
+                         "raw", BPF_LINK_CREATE, u32s(4, 5, BPF_PERF_EVENT, 1),
+                         "load", "1", OK0, "raw", BPF_LINK_CREATE, u32s(6, 5, BPF_PERF_EVENT, 0)],
+}
+
+# ---- program arrays and bpf_tail_call() ----
+FN_tail_call = 12
+MAP_PROG_ARRAY = "3"
+
+
+def tail_prog(fd: int, index: int, ret: int) -> str:
+    """bpf_tail_call(ctx, map fd, index); if it comes back (no program there, or too many
+    tail calls), ret"""
+    return prog(ld_map_fd(R2, fd), mov64_imm(R3, index), call(FN_tail_call), mov64_imm(R0, ret), exit_())
+
+
+def RET(n: int) -> str:
+    return prog(mov64_imm(R0, n), exit_())
+
+
+# counts its runs in map 3's value 0, then tail-calls index 0 of map 4 (itself): 1 + 33 runs
+SELF_TAIL = prog(mov64_reg(R6, R1), st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4),
+                 ld_map_fd(R1, 3), call(FN_map_lookup_elem), jmp_imm(JEQ, R0, 0, 2), mov64_imm(R1, 1),
+                 atomic(DW, ADD, R0, R1, 0), mov64_reg(R1, R6), ld_map_fd(R2, 4), mov64_imm(R3, 0),
+                 call(FN_tail_call), mov64_imm(R0, 7), exit_())
+
+# main: f() (5 into R7), then bpf_tail_call(ctx, map 3, 0); back: R7
+TAIL_WITH_SUBPROG = prog(mov64_reg(R6, R1), call_pseudo(8), mov64_reg(R7, R0), mov64_reg(R1, R6), ld_map_fd(R2, 3),
+                         mov64_imm(R3, 0), call(FN_tail_call), mov64_reg(R0, R7), exit_(), mov64_imm(R0, 5), exit_())
+
+TAIL_CALL_CASES: dict[str, list[str]] = {
+    # an fd array of u32 keys and values, not written by programs
+    "prog_array_create": ["map", MAP_PROG_ARRAY, "4", "8", "4", "map", MAP_PROG_ARRAY, "8", "4", "4",
+                          "map", MAP_PROG_ARRAY, "4", "4", "0", "map", MAP_PROG_ARRAY, "4", "4", "4", str(1 << 7),
+                          "map", MAP_PROG_ARRAY, "4", "4", "4", str(1 << 10),
+                          "map", MAP_PROG_ARRAY, "4", "4", "4"],
+    # programs go in by fd, of one type (the first's); a map, or no fd, is not one
+    "prog_array_update": ["map", MAP_PROG_ARRAY, "4", "4", "4", "load", "17", RET(42), "load", "2", RET(0),
+                          "get", "3", "00000000", "upd", "3", "00000000", "05000000",
+                          "upd", "3", "00000000", "04000000", "upd", "3", "01000000", "04000000", "1",
+                          "upd", "3", "04000000", "04000000", "upd", "3", "02000000", "03000000",
+                          "upd", "3", "02000000", "63000000", "del", "3", "01000000", "del", "3", "01000000",
+                          "del", "3", "04000000", "next", "3", "-", "next", "3", "03000000"],
+    # the program at the index runs in place of the caller; none there: the caller goes on
+    "tail_call_runs": ["map", MAP_PROG_ARRAY, "4", "4", "4", "load", "17", RET(42), "load", "17", tail_prog(3, 0, 1),
+                       "load", "17", tail_prog(3, 9, 2), "run", "5", "upd", "3", "00000000", "04000000",
+                       "run", "5", "run", "6", "del", "3", "00000000", "run", "5"],
+    # at most 33 tail calls a run
+    "tail_call_limit": ["map", "2", "4", "8", "1", "map", MAP_PROG_ARRAY, "4", "4", "1", "load", "17", SELF_TAIL,
+                        "upd", "4", "00000000", "05000000", "run", "5", "get", "3", "00000000"],
+    # a program of another type may not use the array (at its load); the array's last file
+    # closed, its programs go
+    "tail_call_owner": ["map", MAP_PROG_ARRAY, "4", "4", "4", "load", "17", RET(42), "upd", "3", "00000000", "04000000",
+                        "load", "2", tail_prog(3, 0, 1), "load", "17", tail_prog(3, 0, 1), "run", "5",
+                        "close", "3", "sleep", "100", "run", "5"],
+    # the verifier: only bpf_tail_call takes a program array, and it takes no other map
+    "tail_call_wrong_map": ["map", "1", "4", "8", "1", "load", "17", tail_prog(3, 0, 1), "1"],
+    "prog_array_lookup": ["map", MAP_PROG_ARRAY, "4", "4", "1", "load", "17", lookup_prog(3), "1"],
+    # (level 1: 6.1's level 2 shows its precision tracking of the index, which this verifier has not)
+    "tail_call_log": ["map", MAP_PROG_ARRAY, "4", "4", "1", "load", "17", tail_prog(3, 0, 1), "1", "run", "4"],
+    # nothing held may be carried into the next program
+    "tail_call_reference_leak": ["map", "27", "0", "0", "4096", "map", MAP_PROG_ARRAY, "4", "4", "1", "load", "17", prog(
+        mov64_reg(R7, R1), ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 9), mov64_reg(R6, R0), mov64_reg(R1, R7), ld_map_fd(R2, 4), mov64_imm(R3, 0),
+        call(FN_tail_call), mov64_reg(R1, R6), mov64_imm(R2, 0), call(FN_ringbuf_submit), mov64_imm(R0, 0),
+        exit_()), "1"],
+    # JITed, a program of several functions may make tail calls (its calls pass the count on)
+    "tail_call_with_subprog": ["map", MAP_PROG_ARRAY, "4", "4", "1", "load", "17", RET(42),
+                               "upd", "3", "00000000", "04000000", "load", "17", TAIL_WITH_SUBPROG, "1",
+                               "run", "5"],
+    # a function's tail call needs its return type (BTF)
+    "tail_call_in_subprog_no_btf": ["map", MAP_PROG_ARRAY, "4", "4", "1", "load", "17", prog(
+        call_pseudo(1), exit_(), ld_map_fd(R2, 3), mov64_imm(R3, 0), call(FN_tail_call), mov64_imm(R0, 0),
+        exit_()), "1"],
+}
+
+
+# ---- queue and stack maps: keyless, pushed and popped ----
+FN_map_push_elem, FN_map_pop_elem, FN_map_peek_elem = 87, 88, 89
+MAP_QUEUE, MAP_STACK = "22", "23"
+
+
+def push_prog(fd: int, value: int, flags: int = 0) -> str:
+    """bpf_map_push_elem(map fd, a u64 value on the stack, flags): its return"""
+    return prog(st(DW, R10, -8, value), ld_map_fd(R1, fd), mov64_reg(R2, R10), alu64_imm(ADD, R2, -8),
+                mov64_imm(R3, flags), call(FN_map_push_elem), exit_())
+
+
+def get_prog(fd: int, fn: int) -> str:
+    """bpf_map_pop_elem or _peek_elem(map fd, 8 bytes of stack never written): its error, or the
+    u64 it wrote there"""
+    return prog(ld_map_fd(R1, fd), mov64_reg(R2, R10), alu64_imm(ADD, R2, -8), call(fn),
+                jmp_imm(JNE, R0, 0, 1), ldx(DW, R0, R10, -8), exit_())
+
+
+def V(n: int, size: int = 4) -> str:
+    return n.to_bytes(size, "little").hex()
+
+
+QUEUE_STACK_CASES: dict[str, list[str]] = {
+    # no key; a value of at most KMALLOC_MAX_SIZE (4 MiB); none of a hash map's flags
+    "queue_create": ["map", MAP_QUEUE, "4", "4", "4", "map", MAP_QUEUE, "0", "0", "4", "map", MAP_QUEUE, "0", "4", "0",
+                     "map", MAP_QUEUE, "0", "4", "4", "1", "map", MAP_QUEUE, "0", str((4 << 20) + 1), "1",
+                     "map", MAP_STACK, "0", "4", "4", str(1 << 7), "map", MAP_QUEUE, "0", "4", "4",
+                     "map", MAP_STACK, "0", "8", "2"],
+    # first in, first out; full: E2BIG, or BPF_EXIST drops the oldest; lookup peeks,
+    # lookup-and-delete pops; no key, no delete, no next key
+    "queue_ops": ["map", MAP_QUEUE, "0", "4", "3", "get", "3", "-", "pop", "3", "-", "upd", "3", "-", V(1),
+                  "upd", "3", "-", V(2), "upd", "3", "-", V(3), "upd", "3", "-", V(4), "upd", "3", "-", V(5), "2",
+                  "get", "3", "-", "pop", "3", "-", "pop", "3", "-", "pop", "3", "-", "pop", "3", "-",
+                  "upd", "3", "00000000", V(6), "get", "3", "00000000", "upd", "3", "-", V(6), "1",
+                  "upd", "3", "-", V(6), "4", "del", "3", "-", "next", "3", "-", "pop", "3", "-", "4", "pop", "3", "-", "1",
+                  "get", "3", "-"],
+    # last in, first out
+    "stack_ops": ["map", MAP_STACK, "0", "8", "2", "upd", "3", "-", V(1, 8), "upd", "3", "-", V(2, 8),
+                  "upd", "3", "-", V(3, 8), "upd", "3", "-", V(3, 8), "2", "get", "3", "-", "pop", "3", "-",
+                  "pop", "3", "-", "pop", "3", "-", "upd", "3", "-", V(4, 8), "get", "3", "-"],
+    # programs push (flags as the syscall's), pop and peek into stack they never wrote
+    "queue_from_programs": ["map", MAP_QUEUE, "0", "8", "2", "load", "17", push_prog(3, 7), "load", "17", push_prog(3, 9, 2),
+                            "load", "17", get_prog(3, FN_map_pop_elem), "load", "17", get_prog(3, FN_map_peek_elem),
+                            "load", "17", push_prog(3, 1, 1),
+                            "run", "7", "run", "4", "run", "4", "run", "4", "run", "5", "get", "3", "-", "run", "6",
+                            "run", "6", "pop", "3", "-", "run", "6", "run", "6"],
+    "stack_from_programs": ["map", MAP_STACK, "0", "8", "2", "load", "17", push_prog(3, 7), "load", "17", push_prog(3, 9),
+                            "load", "17", get_prog(3, FN_map_pop_elem), "run", "4", "run", "5", "run", "6", "run", "6",
+                            "run", "6"],
+    # the verifier: the helpers take a queue or stack only, and those maps nothing else; a
+    # read-only one may be peeked at only; the value's room is the map's value size
+    "queue_wrong_map": ["map", "1", "4", "8", "1", "load", "17", push_prog(3, 1), "1"],
+    "queue_lookup": ["map", MAP_QUEUE, "0", "4", "1", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_reg(R2, R10), alu64_imm(ADD, R2, -8), call(FN_map_lookup_elem), mov64_imm(R0, 0),
+        exit_()), "1"],
+    "queue_rdonly_prog": ["map", MAP_QUEUE, "0", "8", "1", str(1 << 7), "load", "17", get_prog(3, FN_map_peek_elem), "1",
+                          "load", "17", get_prog(3, FN_map_pop_elem), "1", "load", "17", push_prog(3, 1), "1"],
+    "queue_value_room": ["map", MAP_STACK, "0", "16", "1", "load", "17", get_prog(3, FN_map_pop_elem), "1"],
+    "queue_push_uninit": ["map", MAP_QUEUE, "0", "8", "1", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_reg(R2, R10), alu64_imm(ADD, R2, -8), mov64_imm(R3, 0), call(FN_map_push_elem),
+        exit_()), "1"],
+    # BPF_MAP_LOOKUP_AND_DELETE_ELEM of a hash map: the value, then the element gone; of an
+    # array: not supported; flags: BPF_F_LOCK only, for a value with a lock
+    "lookup_and_delete": ["map", "1", "4", "8", "4", "map", "9", "4", "8", "4", "map", "2", "4", "8", "4",
+                          "upd", "3", K4, V(42, 8), "pop", "3", K4, "pop", "3", K4, "get", "3", K4,
+                          "upd", "3", K4, V(43, 8), "pop", "3", K4, "4", "pop", "3", K4, "1",
+                          "upd", "4", K4, V(44, 8), "pop", "4", K4, "get", "4", K4, "pop", "5", K4, "pop", "5", "-",
+                          "pop", "3", "-"],
+}
+
+
+# ---- strings: bpf_strtol(), bpf_strtoul(), bpf_strncmp() ----
+FN_strtol, FN_strtoul, FN_strncmp = 105, 106, 182
+
+
+def strtox_prog(fn: int, text: bytes, length: int, flags: int) -> str:
+    """fn(text at fp-32 (16 bytes at most), length, flags, fp-8 (0x55555555 first)): its return and
+    result in map 3's value 0 (16 bytes)"""
+    chunks = [text[k:k + 8].ljust(8, b"\0") for k in range(0, max(len(text), 1), 8)]
+    store = [x for k, c in enumerate(chunks) for x in (ld_imm64(R1, int.from_bytes(c, "little")),
+                                                       stx(DW, R10, R1, -32 + 8 * k))]
+    return prog(*store, st(DW, R10, -8, 0x55555555), mov64_reg(R1, R10), alu64_imm(ADD, R1, -32),
+                mov64_imm(R2, length), mov64_imm(R3, flags), mov64_reg(R4, R10), alu64_imm(ADD, R4, -8), call(fn),
+                mov64_reg(R6, R0), st(W, R10, -36, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -36), ld_map_fd(R1, 3),
+                call(FN_map_lookup_elem), jmp_imm(JEQ, R0, 0, 3), stx(DW, R0, R6, 0), ldx(DW, R1, R10, -8),
+                stx(DW, R0, R1, 8), mov64_imm(R0, 0), exit_())
+
+
+# (text, length, flags): up to 8 bytes of text, and (each a case of its own: its program is
+# longer than an argument may be) up to 16
+STRTOX_INPUTS = [(b"  -123ab", 8, 0), (b"0x1fz", 5, 0), (b"0x1fz", 5, 16), (b"077", 3, 0), (b"077", 3, 10),
+                 (b"12345", 3, 10), (b"-", 1, 0), (b"+5", 2, 0), (b"5", 1, 3), (b"5", 1, 0x20),
+                 (b"\t\n 42", 5, 0), (b"0x", 2, 0), (b"-42", 3, 0), (b"0x", 1, 16)]
+STRTOX_LONG_INPUTS = [(b"99999999999999999999", 16, 10), (b"-9223372036854775808", 16, 10),
+                      (b"9223372036854775808", 16, 10), (b"ffffffffffffffff", 16, 16)]
+
+
+def strtox_case(fn: int, inputs) -> list[str]:
+    args = ["map", "2", "4", "16", "1"]
+    for text, length, flags in inputs:
+        args += ["load", "17", strtox_prog(fn, text, length, flags), "run", "4", "close", "4", "get", "3", "00000000"]
+    return args
+
+
+def strncmp_prog(s1: bytes, size: int, off: int = 0) -> str:
+    """bpf_strncmp(s1 (8 bytes at most) at fp-16, 8 zeros after it, size, map 3's value at off)"""
+    return prog(ld_imm64(R1, int.from_bytes(s1.ljust(8, b"\0"), "little")), stx(DW, R10, R1, -16), st(DW, R10, -8, 0),
+                mov64_reg(R1, R10), alu64_imm(ADD, R1, -16), mov64_imm(R2, size),
+                ld_imm64(R3, 3 | off << 32, PSEUDO_MAP_VALUE), call(FN_strncmp), exit_())
+
+
+STRING_CASES: dict[str, list[str]] = {
+    # the number's bytes taken (its result at [8]), or an error and 0
+    **{f"{name}{k // 2}": strtox_case(fn, STRTOX_INPUTS[k:k + 2]) for name, fn in (("strtol", FN_strtol),
+                                                                                  ("strtoul", FN_strtoul))
+       for k in range(0, len(STRTOX_INPUTS), 2)},
+    **{f"{name}_long{k}": strtox_case(fn, [inp]) for name, fn in (("strtol", FN_strtol), ("strtoul", FN_strtoul))
+       for k, inp in enumerate(STRTOX_LONG_INPUTS)},
+    # the second string a constant of a frozen read-only map: -1, 0 or 1
+    "strncmp": ["map", "2", "4", "8", "1", RDONLY_PROG, "upd", "3", "00000000", b"abc\0\0\0\0\0".hex(),
+                "raw", "22", "03000000",
+                "load", "17", strncmp_prog(b"abd", 4), "run", "4", "load", "17", strncmp_prog(b"abb", 4), "run", "5"],
+    "strncmp_equal": ["map", "2", "4", "8", "1", RDONLY_PROG, "upd", "3", "00000000", b"abc\0\0\0\0\0".hex(),
+                      "raw", "22", "03000000", "load", "17", strncmp_prog(b"abc", 8), "run", "4",
+                      "load", "17", strncmp_prog(b"abd", 2), "run", "5", "load", "17", strncmp_prog(b"bc", 8, 1), "run", "6"],
+    "strncmp_not_readonly": ["map", "2", "4", "8", "1", "load", "17", strncmp_prog(b"abc", 4), "1"],
+    "strncmp_not_frozen": ["map", "2", "4", "8", "1", RDONLY_PROG, "load", "17", strncmp_prog(b"abc", 4), "1"],
+    "strncmp_unterminated": ["map", "2", "4", "8", "1", RDONLY_PROG, "upd", "3", "00000000", b"abcdefgh".hex(),
+                             "raw", "22", "03000000", "load", "17", strncmp_prog(b"abc", 4), "1",
+                             "map", "2", "4", "8", "1", RDONLY_PROG, "upd", "4", "00000000", b"abcdef\0h".hex(),
+                             "raw", "22", "04000000", "load", "17", strncmp_prog(b"abc", 4, 7), "1",
+                             "load", "17", strncmp_prog(b"abc", 4, 8), "1"],
+    "strncmp_stack_string": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), st(DW, R10, -8, 0),
+                                                mov64_imm(R2, 4), mov64_reg(R3, R1), call(FN_strncmp), exit_()), "1"],
+    # the result: 8 bytes of stack (or a map value), aligned
+    "strtol_result_unaligned": ["load", "17", prog(st(DW, R10, -16, 0x31), mov64_reg(R1, R10), alu64_imm(ADD, R1, -16),
+                                                   mov64_imm(R2, 1), mov64_imm(R3, 0), mov64_reg(R4, R10),
+                                                   alu64_imm(ADD, R4, -7), call(FN_strtol), exit_()), "1"],
+    "strtol_result_short": ["load", "17", prog(st(DW, R10, -16, 0x31), mov64_reg(R1, R10), alu64_imm(ADD, R1, -16),
+                                               mov64_imm(R2, 1), mov64_imm(R3, 0), mov64_reg(R4, R10),
+                                               alu64_imm(ADD, R4, -4), call(FN_strtol), exit_()), "1"],
+}
+
+
+# ---- bpf_snprintf(): a constant format (a frozen read-only map's) and an array of u64s ----
+FN_snprintf = 165
+
+
+def snprintf_prog(data: list[int], size: int, out: bool = True, data_len: int | None = None) -> str:
+    """bpf_snprintf(map 4's value 0 (NULL: not out), size, map 3's value, data at fp-40,
+    data_len (its size)); the return at map 4's value + 32"""
+    stores = [st(DW, R10, -40 + 8 * k, v) for k, v in enumerate(data)]
+    return prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4), ld_map_fd(R1, 4),
+                call(FN_map_lookup_elem), jmp_imm(JNE, R0, 0, 1), exit_(), mov64_reg(R7, R0), *stores,
+                mov64_reg(R1, R7) if out else mov64_imm(R1, 0), mov64_imm(R2, size),
+                ld_imm64(R3, 3, PSEUDO_MAP_VALUE), mov64_reg(R4, R10), alu64_imm(ADD, R4, -40),
+                mov64_imm(R5, 8 * len(data) if data_len is None else data_len), call(FN_snprintf),
+                stx(DW, R7, R0, 32), mov64_imm(R0, 0), exit_())
+
+
+def snprintf_maps(fmt: bytes) -> list[str]:
+    return ["map", "2", "4", "16", "1", RDONLY_PROG, "upd", "3", "00000000", fmt.ljust(16, b"\0").hex(),
+            "raw", "22", "03000000", "map", "2", "4", "40", "1"]
+
+
+SNPRINTF_CASES: dict[str, list[str]] = {
+    # the output, NUL-terminated in size bytes, and its whole length with the NUL
+    "snprintf": snprintf_maps(b"%d %x %5u|") + ["load", "17", snprintf_prog([-7, 255, 3], 32), "run", "5",
+                                               "get", "4", "00000000"],
+    "snprintf_truncated": snprintf_maps(b"%d %x %5u|") + ["load", "17", snprintf_prog([-7, 255, 3], 4), "run", "5",
+                                                         "get", "4", "00000000"],
+    "snprintf_no_output": snprintf_maps(b"%d %x %5u|") + ["load", "17", snprintf_prog([-7, 255, 3], 0, False),
+                                                         "run", "5", "get", "4", "00000000"],
+    "snprintf_char_percent": snprintf_maps(b"%c%%%-3d|%lx") + ["load", "17", snprintf_prog([65, 5, -1], 32),
+                                                              "run", "5", "get", "4", "00000000"],
+    # the verifier: as many arguments as conversions at least, whole u64s
+    "snprintf_too_few_args": snprintf_maps(b"%d %d") + ["load", "17", snprintf_prog([1], 32), "1"],
+    "snprintf_partial_arg": snprintf_maps(b"%d") + ["load", "17", snprintf_prog([1, 2], 32, data_len=12), "1"],
+    "snprintf_bad_conversion": snprintf_maps(b"%q") + ["load", "17", snprintf_prog([1], 32), "1"],
+    # a base helper for CAP_PERFMON: a socket filter has it too (GPL only)
+    "snprintf_socket_filter": snprintf_maps(b"%d") + ["load", "1", snprintf_prog([1], 32), "load", "1",
+                                                     snprintf_prog([1], 32), "1", "L=MIT"],
+}
+
+
+# BPF_TASK_FD_QUERY (bpftool perf): what the program behind a process's fd is attached to: a
+# kprobe PMU event's function and offset (a kretprobe's too; none without a program: ENOENT), a
+# raw tracepoint link's tracepoint; the name cut short to the buffer (ENOSPC) or not copied at
+# all; ENOTSUPP for a program's fd and a file; flags, a missing fd or process
+TASK_FD_QUERY_CASES: dict[str, list[str]] = {
+    "task_fd_query": ["load", "2", OK0, "kpevt", "6", "vfs_read", "0", "0", "setbpf", "4", "3",
+                      "tfq", "-", "4", "0", "64", "3", "tfq", "-", "4", "0", "4", "3", "tfq", "-", "4", "0", "0", "3",
+                      "kpevt", "6", "vfs_write", "0", "1", "tfq", "-", "5", "0", "64", "3",
+                      "setbpf", "5", "3", "tfq", "-", "5", "0", "64", "3",
+                      "load", "17", OK0, "rawtp", "6", "sched_switch", "tfq", "-", "7", "0", "64", "6",
+                      "tfq", "-", "7", "0", "5", "6"],
+    "task_fd_query_errors": ["load", "2", OK0, "kpevt", "6", "vfs_read", "0", "0", "setbpf", "4", "3",
+                             "tfq", "-", "4", "1", "64", "3", "tfq", "-", "3", "0", "64", "3",
+                             "tfq", "-", "0", "0", "64", "3", "tfq", "-", "99", "0", "64", "3",
+                             "tfq", "999999", "4", "0", "64", "3"],
+}
 
 CASES: dict[str, list[str]] = {
     # maps
@@ -499,6 +882,10 @@ CASES: dict[str, list[str]] = {
     **{f"ringbuf_{n}_held": ["map", "27", "0", "0", "4096", "load", "17", RB_HOLD(n), "run", "4",
                              "load", "17", RB_QUERY(0), "run", "5"] for n in (12, 48)},
     **CALL_CASES,
+    **TAIL_CALL_CASES,
+    **QUEUE_STACK_CASES,
+    **STRING_CASES,
+    **SNPRINTF_CASES,
     **OPCODE_CASES,
     **GOTOL_CASES,
     # a map value read 4 bytes at offset 2: x86 takes it unless BPF_F_STRICT_ALIGNMENT (1) asks,
@@ -567,6 +954,11 @@ CASES: dict[str, list[str]] = {
                                         mov64_imm(R0, 0), exit_()), "run", "4",
                      "load", "17", prog(call(FN_get_numa_node_id), exit_()), "run", "5"],
     "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
+    **SOCKFILTER_CASES,
+    **FREEZE_CASES,
+    **CGROUP_ARRAY_CASES,
+    **BIND_LINK_CASES,
+    **TASK_FD_QUERY_CASES,
 }
 
 
@@ -617,6 +1009,22 @@ RINGBUF_MMAP_CASES: dict[str, list[str]] = {
 }
 
 
+# mmap of a BPF_F_MMAPABLE array's fd (libbpf's skeleton maps its global data so), from a
+# session's process: the values the syscall and the process write, and 6.1's refusals
+MMAPABLE = str(1 << 10)
+ARRAY_MMAP_CASES: dict[str, list[str]] = {
+    "array_mmap": ["map", "2", "4", "8", "512", MMAPABLE, "upd", "3", "01000000", "2a00000000000000",
+                   "mmap", "3", "0", "4096", "3", "1", "@8", "!16=7", "get", "3", "02000000",
+                   "mmap", "3", "0", "4096", "1", "1", "@16", "mmap", "3", "4096", "4096", "1", "1"],
+    "array_mmap_refused": ["map", "2", "4", "8", "1", "mmap", "3", "0", "4096", "1", "1",
+                           "map", "2", "4", "8", "1", MMAPABLE, "mmap", "4", "0", "8192", "1", "1",
+                           "mmap", "4", "0", "4096", "1", "2", "map", "6", "4", "8", "1", "mmap", "5", "0", "4096", "1", "1"],
+    "array_mmap_frozen": ["map", "2", "4", "8", "1", MMAPABLE, "upd", "3", "00000000", "0500000000000000",
+                          "raw", "22", "03000000", "mmap", "3", "0", "4096", "3", "1", "mmap", "3", "0", "4096", "1", "1", "@0"],
+    "array_mmap_rdonly_prog": ["map", "2", "4", "8", "1", str(1 << 10 | 1 << 7), "mmap", "3", "0", "4096", "3", "1",
+                               "mmap", "3", "0", "4096", "1", "1", "@0"],
+}
+
 def reference_script(cases: dict[str, list[str]], binary: str) -> str:
     lines = []
     for name, args in cases.items():
@@ -665,7 +1073,7 @@ if __name__ == "__main__":
     import tempfile
     from pathlib import Path
     repo = Path(__file__).resolve().parents[2]
-    every = {**CASES, **RINGBUF_MMAP_CASES}
+    every = {**CASES, **RINGBUF_MMAP_CASES, **ARRAY_MMAP_CASES}
     names = sys.argv[1:]
     with tempfile.TemporaryDirectory() as d:
         subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", f"{d}/bpftest",

@@ -204,6 +204,26 @@ def global_load(program: str, func_type: int = 8, level: str = "1") -> list[str]
     return ["btf", GBTF, "0", "load", RAW_TP, program, level, "B=3", f"FI=8:2:{finfo((0, 3), (8, func_type))}"]
 
 
+# tail calls in a function (bpf_tail_call, helper 12): [1] int, [2] int (void), [3] FUNC handle
+# (global), [4] FUNC sub (static, int), [5] void (void), [6] FUNC vsub (static, void); the
+# program array is fd 4 (after the BTF), the program it holds fd 5
+S_TAIL = Strings("int", "handle", "sub", "vsub")
+BTF_TAIL = blob(int_t(S_TAIL.off("int")) + t(0, FUNC_PROTO, size_type=1) +
+                t(S_TAIL.off("handle"), FUNC, vlen=1, size_type=2) + t(S_TAIL.off("sub"), FUNC, vlen=0, size_type=2) +
+                t(0, FUNC_PROTO, size_type=0) + t(S_TAIL.off("vsub"), FUNC, vlen=0, size_type=5), S_TAIL.data)
+
+
+def sub_tail_load(stack: int = 0, sub_type: int = 4) -> list[str]:
+    """main: (8 bytes at -stack), sub(ctx) + 100; sub: bpf_tail_call(ctx, fd 4, 0), else 1"""
+    main = [st(DW, R10, -stack, 0)] if stack else []
+    program = prog(*main, call_pseudo(2), alu64_imm(ADD, R0, 100), exit_(), ld_imm64(R2, 4, 1), mov64_imm(R3, 0),
+                   call(12), mov64_imm(R0, 1), exit_())
+    sub = len(main) + 3
+    return ["btf", BTF_TAIL, "0", "map", "3", "4", "4", "1", "load", RAW_TP, prog(mov64_imm(R0, 42), exit_()),
+            "upd", "4", "00000000", "05000000",
+            "load", RAW_TP, program, "1", "B=3", f"FI=8:2:{finfo((0, 3), (sub, sub_type))}"]
+
+
 def cases() -> dict[str, list[str]]:
     c: dict[str, list[str]] = {
         # a program with its BTF: the log's source lines (level 2 keeps a passing path's log), the
@@ -337,6 +357,12 @@ def cases() -> dict[str, list[str]]:
         "global_void_pointer": global_load(global_prog(), func_type=15),
         "global_six_args": global_load(global_prog(), func_type=17),
         "global_struct_arg": global_load(global_prog(), func_type=19),
+        # a function's tail call: the program in its place returns to the function's caller;
+        # callers' stack of 256 bytes at most; an int returned
+        "tail_call_in_subprog": sub_tail_load() + ["run", "6", "del", "4", "00000000", "run", "6"],
+        "tail_call_in_subprog_deep": sub_tail_load(stack=256),
+        "tail_call_in_subprog_stack_ok": sub_tail_load(stack=200) + ["run", "6"],
+        "tail_call_in_void_subprog": sub_tail_load(sub_type=6),
         # the records given back: room for fewer, none, the wrong sizes
         "prog_btf_info_room": load("B=3", FI, LI, level="0") + pbtf(1, 2, 3) + pbtf(0, 0, 0) +
         pbtf(0, 0, 0, 0, 0, 0),

@@ -2,6 +2,7 @@
 sysfs_blk_trace_attr_show/store answer them, and the blk tracer's records of the disk's I/O
 (blk_trace_event_print()'s lines, blkparse's classic ones with options/blk_classic)."""
 import errno
+import itertools
 import re
 
 import pytest
@@ -132,3 +133,40 @@ def test_the_sysfs_files_of_the_kernels_disks(traced):
         files["end_lba"].write_at(b"lots\n")
     assert caught.value.errno == errno.EINVAL
     assert files["act_mask"].write_at(b"read," * 1000) == 4095   # a page (less its NUL) a store
+
+
+def test_options_stacktrace_puts_a_stack_after_each_blk_record(traced, run_program):
+    """__blk_add_trace()'s trace_buffer_unlock_commit(): ftrace_trace_stack() after the record,
+    from the caller of __blk_add_trace (the blk probe), with the record's context."""
+    m, core = traced
+    core.top.write_current_tracer(b"blk")
+    core.top.options.write_option("stacktrace", b"1")
+    assert store(m, ACT_MASK, b"issue\n") == 6
+    assert run_program(m, ["diskwriter", "/mnt/g", "4096", "fsync"], timeout=60)[0] == 0
+    lines = _trace_lines(core)
+    issues = [i for i, text in enumerate(lines) if re.search(r" 259,0 +D ", text)]
+    assert issues, "\n".join(lines)
+    for i in issues:
+        record, stack = lines[i], lines[i + 1:]
+        assert stack[0].endswith(" <stack trace>"), "\n".join(lines)
+        # the stack line's task and context are the record's (its trace_ctx); its time its own
+        assert stack[0].split()[:3] == record.split()[:3]
+        assert stack[1] == " => blk_add_trace_rq_issue", "\n".join(lines)
+        frames = list(itertools.takewhile(lambda text: text.startswith(" => "), stack[1:]))
+        assert " => blk_mq_start_request" in frames, "\n".join(lines)
+    # userstacktrace: the writer's user stack after the kernel one (the queue's Q is the
+    # program's, in its fsync); a kthread's or an interrupt's record has none to show
+    core.top.options.write_option("userstacktrace", b"1")
+    assert store(m, ACT_MASK, b"queue\n") == 6
+    core.top.clear_trace()
+    assert run_program(m, ["diskwriter", "/mnt/h", "4096", "fsync"], timeout=60)[0] == 0
+    lines = _trace_lines(core)
+    queue = next(i for i, text in enumerate(lines) if re.search(r"diskwriter-\d+ .* 259,0 +Q ", text))
+    user = next(i for i in range(queue + 1, len(lines)) if "<user stack trace>" in lines[i])
+    assert all(text.startswith(" => ") for text in lines[queue + 2:user]), "\n".join(lines)
+    assert lines[user + 1].startswith(" => "), "\n".join(lines)
+    core.top.options.write_option("stacktrace", b"0")
+    core.top.options.write_option("userstacktrace", b"0")
+    core.top.clear_trace()
+    assert run_program(m, ["diskwriter", "/mnt/i", "4096", "fsync"], timeout=60)[0] == 0
+    assert not any("stack trace>" in text for text in _trace_lines(core))

@@ -28,9 +28,13 @@ DIFFERENCES: list[tuple[str, str, str]] = [
 
 @pytest.fixture(scope="module")
 def machine(vmlinux):
+    """A live machine with the tracing stack (its probe engines answer the kernel's requests:
+    the kprobe PMU's probes), as the mount runs it."""
     from tracefs_sim.machine import Machine, MachineOptions
+    from tracefs_sim.stack import build_stack
     m = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=2))
     m.start()
+    build_stack(m)
     yield m
     m.stop()
 

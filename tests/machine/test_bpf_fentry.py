@@ -2,7 +2,7 @@
 target by its BTF id as 6.1's bpf_check_attach_target() does, and the context as btf_ctx_access();
 BPF_RAW_TRACEPOINT_OPEN with no name writes a trampoline into a page of guest text
 (kernel/bpf/trampoline.c) and has the host make the function's ftrace site call it (a direct
-call, machine/kprobe_requests.py -> probes/ftrace.py); closing the link gives the site back.
+call, machine/kernel_requests.py -> probes/ftrace.py); closing the link gives the site back.
 The guest program is bpftest (kernel_model/user/bpftest.c)."""
 from __future__ import annotations
 
@@ -275,3 +275,64 @@ def test_a_kprobe_and_fentry_on_one_function(stacked, btf_ids):
                   "setbpf", 7, 6, "calls", 20, "get", 3, key(0))
     assert out[:7] == ["map: 3", "load: 4", "rawtp: 5", "load: 6", "kpev: 7", "setbpf: 0", "calls: 20"], out
     assert count(out[7]) == 40, out   # 20 calls, each counted by both programs
+
+
+def test_a_perf_link_attaches_a_kprobe_program_while_open(stacked):
+    """BPF_LINK_CREATE of a kprobe program on a kprobe PMU event (BPF_PERF_EVENT, libbpf's way):
+    it counts the function's calls while the link's fd is open, none once it is closed (the
+    event stays open), and the event takes a program again after"""
+    from test_kprobe_pmu import PERF_TYPE_KPROBE
+    machine, _ = stacked
+    link = "".join(struct.pack("<I", v).hex() for v in (4, 5, 41, 0))
+    out = bpftest(machine, "map", MAP_ARRAY, 4, 8, 2, "load", 2, bump(3, 0), "kpev", PERF_TYPE_KPROBE,
+                  "__do_sys_getpid", 0, 0, "raw", 28, link, "calls", 7, "close", 6, "calls", 5,
+                  "get", 3, key(0), "setbpf", 5, 4, "calls", 3, "get", 3, key(0))
+    assert out[:7] == ["map: 3", "load: 4", "kpev: 5", "raw: 6", "calls: 7", "close: 0", "calls: 5"], out
+    assert count(out[7]) == 7, out
+    assert out[8:10] == ["setbpf: 0", "calls: 3"] and count(out[10]) == 10, out
+
+
+# BTF-enabled raw tracepoints (tp_btf): a tracing program of attach type BPF_TRACE_RAW_TP names
+# its tracepoint by the typedef of its probes' prototype, btf_trace_<name>
+RAW_TP, KIND_TYPEDEF = 23, 8
+
+
+def test_tp_btf_counts_sys_enter_by_its_typed_arguments(stacked, btf_ids):
+    """tp_btf/sys_enter: its context is the tracepoint's arguments after btf_trace_sys_enter's
+    `void *__data` (regs at 0, id at 8), as a raw tracepoint program's; BPF_RAW_TRACEPOINT_OPEN
+    without a name attaches it to the tracepoint the program names, and its close detaches it"""
+    machine, _ = stacked
+    ids, _ = btf_ids
+    sys_enter = ids[(KIND_TYPEDEF, "btf_trace_sys_enter")]
+    out = bpftest(machine, "map", MAP_HASH, 4, 8, 64,
+                  "load", PROG_TRACING, count_into(3, ldx(W, R7, R1, 8), stx(W, R10, R7, -4)), 0,
+                  f"A={RAW_TP}:{sys_enter}", "rawtp", 4, "-", "calls", 37, "get", 3, key(39),
+                  "close", 5, "calls", 10, "get", 3, key(39))
+    assert out[:4] == ["map: 3", "load: 4", "rawtp: 5", "calls: 37"], out
+    # getpid() 37 times, and none counted after the close
+    assert count(out[4]) >= 37 and count(out[7]) == count(out[4]), out
+
+
+def test_tp_btf_load_checks_as_6_1(stacked, btf_ids):
+    """6.1's bpf_check_attach_target() for BPF_TRACE_RAW_TP: the id must be a typedef named
+    btf_trace_*; btf_ctx_access() past the tracepoint's arguments (sys_enter has two) and a task
+    pointer argument as PTR_TO_BTF_ID (sched_switch's prev)"""
+    machine, _ = stacked
+    ids, _ = btf_ids
+    getpid = ids[(KIND_FUNC, "__do_sys_getpid")]
+    u32 = ids[(KIND_TYPEDEF, "u32")]
+    sys_enter = ids[(KIND_TYPEDEF, "btf_trace_sys_enter")]
+    switch = ids[(KIND_TYPEDEF, "btf_trace_sched_switch")]
+    task = ids[(KIND_STRUCT, "task_struct")]
+    ok = prog(mov64_imm(R0, 0), exit_())
+    out = [line for args in [(PROG_TRACING, ok, 1, f"A={RAW_TP}:{getpid}"), (PROG_TRACING, ok, 1, f"A={RAW_TP}:{u32}"),
+                             (PROG_TRACING, prog(ldx(DW, R0, R1, 16), exit_()), 1, f"A={RAW_TP}:{sys_enter}"),
+                             (PROG_TRACING, prog(ldx(DW, R0, R1, 8), mov64_imm(R0, 0), exit_()), 2,
+                              f"A={RAW_TP}:{switch}")]
+           for line in bpftest(machine, "load", *args)]
+    assert out[:2] == [f"load: -{EINVAL}", f"| attach_btf_id {getpid} is not a typedef"], out
+    assert out[3:5] == [f"load: -{EINVAL}", f"| attach_btf_id {u32} points to wrong type name u32"], out
+    assert f"| func 'sys_enter' doesn't have 3-th argument" in out, out
+    assert f"| func 'sched_switch' arg1 has btf_id {task} type STRUCT 'task_struct'" in out, out
+    loads = [line for line in out if line.startswith("load: ")]
+    assert loads[2] == f"load: -{EACCES}" and not loads[3].startswith("load: -"), out

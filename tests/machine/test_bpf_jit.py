@@ -398,3 +398,37 @@ def test_callbacks_need_the_jit(machine, jit_enable):
     jited, interpreted = both_ways(machine, jit_enable, *args)
     assert jited[1:] == ["load: 4 rec 8 0", jited[2], "run: 0 retval 510"], jited
     assert interpreted[1:3] == ["load: -22 rec 8 0", "| callbacks are not allowed in non-JITed programs"], interpreted
+
+
+def test_tail_calls_both_ways(machine, jit_enable):
+    """bpf_tail_call(): JITed (an indirect jump past the next image's frame making, the count in
+    the frame) and interpreted alike: at most 33 a run; the callee-saved registers and the stack
+    of the caller unwound before the next program runs in its place"""
+    from bpf_cases import FN_tail_call, SELF_TAIL
+    from bpf_asm import R4, R5, R6, R7, R8, R9, alu64_reg
+    limit = ["map", MAP_ARRAY, 4, 8, 1, "map", 3, 4, 4, 1, "load", PROG_RAW_TRACEPOINT, SELF_TAIL,
+             "upd", 4, "00000000", "05000000", "run", 5, "get", 3, "00000000"]
+    jited, interpreted = both_ways(machine, jit_enable, *limit)
+    assert jited == interpreted and jited[-2:] == ["run: 0 retval 7", "get: 0 2200000000000000"], (jited, interpreted)
+    # the callee: its own registers and stack; the caller: more of both
+    callee = prog(mov64_imm(R6, 1), mov64_imm(R7, 2), mov64_imm(R8, 3), mov64_imm(R9, 4), st_imm(DW, R10, -16, 100),
+                  ldx(DW, R0, R10, -16), alu64_reg(ADD, R0, R6), alu64_reg(ADD, R0, R7),
+                  alu64_reg(ADD, R0, R8), alu64_reg(ADD, R0, R9), exit_())
+    caller = prog(st_imm(DW, R10, -256, 5), mov64_imm(R6, 50), mov64_imm(R7, 60), mov64_imm(R8, 70),
+                  mov64_imm(R9, 80), mov64_imm(R4, 0), mov64_imm(R5, 0), ld_map_fd(R2, 3), mov64_imm(R3, 0),
+                  call(FN_tail_call), ldx(DW, R0, R10, -256), exit_())
+    frames = ["map", 3, 4, 4, 1, "load", PROG_RAW_TRACEPOINT, callee, "load", PROG_RAW_TRACEPOINT, caller,
+              "run", 5, "upd", 3, "00000000", "04000000", "run", 5, "run", 5, "jinfo", 5]
+    jited, interpreted = both_ways(machine, jit_enable, *frames)
+    assert jited[3:7] == interpreted[3:7] == ["run: 0 retval 5", "upd: 0", "run: 0 retval 110", "run: 0 retval 110"]
+    # the caller's prologue zeroes the count and pushes it below its stack
+    code = jinfo(jited[7])["code"]
+    assert code.startswith("0f1f440000" "31c0" "55" "4889e5" "4881ec00010000" "50"), code
+    # with bpf-to-bpf calls: JITed only (the calls pass the count on in rax)
+    from bpf_cases import TAIL_WITH_SUBPROG
+    subprog = ["map", 3, 4, 4, 1, "load", PROG_RAW_TRACEPOINT, callee, "upd", 3, "00000000", "04000000",
+               "load", PROG_RAW_TRACEPOINT, TAIL_WITH_SUBPROG, 1, "run", 5]
+    jited, interpreted = both_ways(machine, jit_enable, *subprog)
+    assert jited[-1] == "run: 0 retval 110", jited
+    assert interpreted[3] == "load: -22" and "| tail_calls are not allowed in non-JITed programs with bpf-to-bpf calls" \
+        in interpreted, interpreted

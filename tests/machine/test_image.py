@@ -288,3 +288,11 @@ def test_gfp_flag_names_are_the_kernels_table(image):
     assert print_flags_seq(0x400cc0, table) == "GFP_KERNEL_ACCOUNT"
     assert print_flags_seq(0xcc0 | 0x100, table) == "GFP_KERNEL|__GFP_ZERO"
     assert print_flags_seq(0x1000000, table) == "0x1000000" and print_flags_seq(0, table) == ""
+
+
+def test_a_file_that_is_not_a_64_bit_elf_is_a_value_error(tmp_path):
+    from tracefs_sim.machine import KernelImage
+    path = tmp_path / "vmlinux"
+    path.write_bytes(b"\x7fELF\x01" + bytes(100))   # a 32-bit one
+    with pytest.raises(ValueError, match="not a 64-bit ELF file"):
+        KernelImage(str(path))

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from test_kernel_paths import run, traced_calls
-from test_progs import BUSYBOX, _static_busybox
+from test_progs import BUSYBOX, _static_busybox, build_static  # noqa: F401 (a fixture)
 from guest_events import number_events as event_ids
 
 
@@ -292,6 +292,162 @@ def test_fork_exit_exec_and_fair_class_calls(machine):
     assert {"kernel_wait4", "get_task_mm"} <= called
 
 
+# kernel/cred.c: credentials copied, committed, dropped and freed on 6.1's paths (real-tracefs
+# shows copy_creds <-copy_process, prepare_creds <-copy_creds, prepare_exec_creds <-bprm_execve,
+# commit_creds <-begin_new_exec, exit_creds <-__put_task_struct, put_cred_rcu <-rcu_do_batch)
+CRED_CALLS = {
+    ("copy_creds", "copy_process"),
+    ("prepare_creds", "copy_creds"),
+    ("prepare_exec_creds", "bprm_execve"),
+    ("prepare_creds", "prepare_exec_creds"),
+    ("commit_creds", "begin_new_exec"),
+    ("exit_creds", "__put_task_struct"),
+    ("__put_cred", "exit_creds"),
+    ("put_cred_rcu", "rcu_do_batch"),
+    ("prepare_creds", "__sys_setuid"),
+    ("commit_creds", "__sys_setuid"),
+    ("abort_creds", "__sys_setuid"),        # setuid(1000) as 1000 without the capability
+    ("prepare_creds", "__sys_setresuid"),
+    ("commit_creds", "__sys_setresuid"),
+    ("commit_creds", "__sys_setresgid"),
+    ("commit_creds", "__sys_setregid"),
+    ("commit_creds", "__sys_setreuid"),
+    ("abort_creds", "__sys_setgid"),        # setgid(5) as 1000
+    ("commit_creds", "__sys_setfsuid"),
+    ("abort_creds", "__sys_setfsuid"),      # setfsuid(-1): the old fsuid, nothing changed
+    ("commit_creds", "__sys_setfsgid"),
+    ("__put_cred", "commit_creds"),
+    ("prepare_creds", "do_faccessat"),      # access(2): the real ids for the check
+    ("override_creds", "do_faccessat"),
+    ("revert_creds", "do_faccessat"),
+    ("__put_cred", "revert_creds"),
+    ("put_cred_rcu", "__put_cred"),         # the override, freed at once (non_rcu)
+}
+
+
+def test_credential_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in CRED_CALLS}, [
+        (["progtest", "fork"], None),
+        (["fsop", "task", "/tmp/fsop-ctask"], None),   # the set*id calls, a child becoming uid 1000
+        (["fsop", "stat", "/tmp/fsop-cstat"], None),   # access, faccessat
+        (["getuid-loop", "30000"], None),              # (a grace period: the freed creds go)
+    ])
+    assert CRED_CALLS <= calls, CRED_CALLS - calls
+
+
+def test_ids_survive_commits(machine):
+    """A child's set*id calls change its own credentials only: the parent's ids stay (the
+    child's copy is its own), and /proc/PID/status of the child shows the committed ones."""
+    out = run(machine, ["fsop", "task", "/tmp/fsop-cids"]).decode()
+    for line in ["setresuid(-1, 1000, -1) = 0", "geteuid() = 1000", "setuid(1000) without the capability = -1",
+                 "setfsuid(0) gives the old fsuid = 1000", "setfsuid(-1) gives the old fsuid = 0",
+                 "setfsuid(-1): unchanged = 1000", "setgid(5) as 1000 = -1", "the parent's geteuid() = 0"]:
+        assert line + "\n" in out, (line, out)
+    out = run(machine, ["cat", "/proc/self/status"]).decode()
+    assert "\nUid:\t0\t0\t0\t0\n" in out and "\nGid:\t0\t0\t0\t0\n" in out, out
+
+
+# kernel/groups.c: setgroups builds, sorts and commits a group_info; the old one goes with its cred
+GROUPS_CALLS = {
+    ("may_setgroups", "__do_sys_setgroups"),
+    ("groups_alloc", "__do_sys_setgroups"),
+    ("groups_sort", "__do_sys_setgroups"),
+    ("set_current_groups", "__do_sys_setgroups"),
+    ("prepare_creds", "set_current_groups"),
+    ("set_groups", "set_current_groups"),
+    ("commit_creds", "set_current_groups"),
+    ("groups_free", "__do_sys_setgroups"),   # setgroups(1, bad address): the new one dropped
+    ("groups_free", "put_cred_rcu"),         # replaced: freed with the cred that held it
+}
+
+
+def test_supplementary_group_calls(machine, build_static):
+    calls = traced_calls(machine, {f for f, _ in GROUPS_CALLS}, [
+        ([build_static("setgroups.c")], None),
+        (["getuid-loop", "30000"], None),              # (a grace period: the old creds go)
+    ])
+    assert GROUPS_CALLS <= calls, GROUPS_CALLS - calls
+
+
+# kernel/pid.c: a struct pid per task from fork to reaping, the ids of kill/tgkill found through
+# it (real-tracefs: alloc_pid and attach_pid <-copy_process, detach_pid <-release_task,
+# find_vpid <-kill_something_info, pid_task <-kill_pid_info, get_task_pid, pid_vnr and put_pid
+# <-kernel_clone, find_get_pid <-kernel_wait4 and <-kernel_waitid; 6.1 tail-calls __change_pid and
+# free_pid, which a frame-pointer build shows under detach_pid and __change_pid)
+PID_CALLS = {
+    ("alloc_pid", "copy_process"),
+    ("attach_pid", "copy_process"),
+    ("detach_pid", "release_task"),
+    ("__change_pid", "detach_pid"),
+    ("free_pid", "__change_pid"),
+    ("delayed_put_pid", "rcu_do_batch"),
+    ("put_pid", "delayed_put_pid"),
+    ("find_vpid", "kill_something_info"),
+    ("find_pid_ns", "find_vpid"),
+    ("task_active_pid_ns", "find_vpid"),
+    ("pid_task", "kill_pid_info"),
+    ("find_task_by_vpid", "do_send_specific"),      # tgkill
+    ("find_task_by_pid_ns", "find_task_by_vpid"),
+    ("pid_task", "find_task_by_pid_ns"),
+    ("find_task_by_vpid", "__do_sys_prlimit64"),
+    ("pid_nr_ns", "__task_pid_nr_ns"),             # gettid, getpid's thread-group leader
+    ("get_task_pid", "kernel_clone"),              # the child's pid, held while it is woken
+    ("pid_vnr", "kernel_clone"),
+    ("put_pid", "kernel_clone"),
+    ("find_get_pid", "kernel_wait4"),              # waitpid(pid): the struct pid it waits for
+    ("put_pid", "kernel_wait4"),
+    ("find_get_pid", "kernel_waitid"),             # waitid(P_PID, ...)
+    ("put_pid", "kernel_waitid"),
+    ("exchange_tids", "de_thread"),                # a thread's exec takes the leader's pid
+}
+
+
+def test_pid_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PID_CALLS}, [
+        (["progtest", "fork"], None),
+        (["fsop", "task", "/tmp/fsop-ptask"], None),   # kill, prlimit64 of another pid
+        (["progtest", "signal"], b"handler saw signal 10\n"),   # raise(): tgkill
+        (["progtest", "threadexec"], None),
+        (["syscall", "247", "1", "1", "0", "4"], None, 1),   # waitid(P_PID, 1, NULL, WEXITED): ECHILD
+        (["getuid-loop", "30000"], None),              # (a grace period: the freed pids go)
+    ])
+    assert PID_CALLS <= calls, PID_CALLS - calls
+
+
+def test_kill_finds_a_task_by_its_struct_pid(machine):
+    """kill(2) finds the task through its pid's struct pid: init's is found, an unused one (or
+    a reaped task's) is ESRCH."""
+    assert run(machine, ["syscall", "62", "1", "0"]) == b"0\n"          # kill(1, 0)
+    assert run(machine, ["syscall", "62", "999", "0"], status=1).startswith(b"-3 ")       # kill(999, 0): ESRCH
+    assert run(machine, ["syscall", "234", "1", "999", "0"], status=1).startswith(b"-3 ")  # tgkill(1, 999, 0)
+
+
+# mm/mmu_gather.c, mm/swap_state.c, mm/swap.c: munmap and madvise(MADV_DONTNEED) gather the
+# pages they unmap and free them once the TLBs forgot them (real-tracefs: __tlb_remove_page_size
+# <-unmap_page_range, tlb_batch_pages_flush <-tlb_finish_mmu, free_pages_and_swap_cache
+# <-tlb_batch_pages_flush, free_unref_page_list <-release_pages; 6.1 tail-calls release_pages)
+MMU_GATHER_CALLS = {
+    ("tlb_gather_mmu", "unmap_region"),
+    ("tlb_finish_mmu", "unmap_region"),
+    ("tlb_gather_mmu", "zap_page_range"),
+    ("tlb_finish_mmu", "zap_page_range"),
+    ("unmap_single_vma", "zap_page_range"),
+    ("__tlb_remove_page_size", "unmap_page_range"),
+    ("tlb_batch_pages_flush", "tlb_finish_mmu"),
+    ("free_pages_and_swap_cache", "tlb_batch_pages_flush"),
+    ("release_pages", "free_pages_and_swap_cache"),
+    ("free_unref_page_list", "release_pages"),
+}
+
+
+def test_mmu_gather_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in MMU_GATHER_CALLS}, [
+        (["fsop", "mm", "/tmp/fsop-gmm"], None),       # munmap, madvise(MADV_DONTNEED)
+        (["fsop", "task", "/tmp/fsop-gtask"], None),
+    ])
+    assert MMU_GATHER_CALLS <= calls, MMU_GATHER_CALLS - calls
+
+
 # fs/proc/array.c, fs/seq_file.c
 PROC_CALLS = {
     ("proc_task_name", "proc_pid_status"),
@@ -300,6 +456,7 @@ PROC_CALLS = {
     ("task_mem", "proc_pid_status"),
     ("seq_put_decimal_ull_width", "task_mem"),
     ("render_sigset_t", "proc_pid_status"),
+    ("get_task_cred", "proc_pid_status"),          # task_state()'s reference to the task's ids
 }
 # 6.1's /proc/self/status of a cat, as far as the model has its lines (real-tracefs)
 STATUS_KEYS = ["Name", "Umask", "State", "Tgid", "Ngid", "Pid", "PPid", "TracerPid", "Uid", "Gid",
@@ -639,7 +796,7 @@ def test_readdir_keeps_its_place_when_an_entry_goes(machine):
 MMAP_LIMIT_CALLS = {
     ("vma_wants_writenotify", "vma_set_page_prot"),
     ("path_noexec", "do_mmap"),                  # a private file mapping (exec's elf_map)
-    ("path_noexec", "do_open_execat"),           # open_exec's (and execve's, in 6.1)
+    ("path_noexec", "may_open"),                 # exec's open (MAY_EXEC) of a file on noexec /proc
     ("path_noexec", "do_faccessat"),             # access(X_OK) of a regular file
 }
 # the model's mmap_region body is __mmap_region (do_mmap calls it with the VMA's operations)

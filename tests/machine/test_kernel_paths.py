@@ -63,13 +63,13 @@ PAGE_CACHE_WRITE = {
     ("generic_update_time", "inode_update_time"),
     ("filemap_alloc_folio", "__filemap_get_folio"),
     ("folio_add_lru", "filemap_add_folio"),
-    ("folio_unlock", "__filemap_get_folio"),
     # fs/buffer.c, as ext2's write_end (generic_write_end) dirties a page
     ("block_write_end", "generic_write_end"),
     ("__block_commit_write.constprop.0.isra.0", "block_write_end"),
     ("mark_buffer_dirty", "__block_commit_write.constprop.0.isra.0"),
     ("__folio_mark_dirty", "mark_buffer_dirty"),
     ("__mark_inode_dirty", "mark_buffer_dirty"),
+    ("folio_unlock", "generic_write_end"),   # the page write_begin locked (FGP_LOCK)
     ("__folio_end_writeback", "folio_end_writeback"),
     # fsync's range written and waited for (mm/filemap.c: file_write_and_wait_range)
     ("__filemap_fdatawrite_range", "file_write_and_wait_range"),
@@ -84,6 +84,7 @@ PAGE_CACHE_TRUNCATE = {
     ("__filemap_remove_folio", "filemap_remove_folio"),
     ("filemap_unaccount_folio", "__filemap_remove_folio"),
     ("filemap_free_folio", "filemap_remove_folio"),
+    ("__folio_put", "truncate_inode_pages_range"),  # its reference the last (the cache dropped its)
 }
 PAGE_CACHE_READ = {
     ("filemap_get_read_batch", "filemap_get_pages"),
@@ -182,6 +183,8 @@ CAPABILITIES = {
     ("ns_capable", "capable_wrt_inode_uidgid"),
     ("capable", "vfs_mknod"),                          # mknod of a character device: CAP_MKNOD
     ("capable_wrt_inode_uidgid", "generic_permission"),  # a directory not writable by fsuid 1000
+    # (6.1 tail-calls it: real-tracefs shows it under generic_permission and setattr_prepare)
+    ("privileged_wrt_inode_uidgid", "capable_wrt_inode_uidgid"),
     ("ns_capable_setid", "__sys_setresuid"),
     ("ns_capable_setid", "__sys_setuid"),
     ("ns_capable_setid", "__sys_setresgid"),
@@ -190,10 +193,13 @@ CAPABILITIES = {
 }
 
 
+@pytest.mark.skipif(not _static_busybox(), reason="needs Debian's busybox-static at /bin/busybox")
 def test_capability_checks_and_mknod(machine):
     calls = traced_calls(machine, {f for f, _ in CAPABILITIES}, [
         (["fsop", "stat", "/tmp/fsop-stat"], None),
         (["fsop", "task", "/tmp/fsop-task"], None),
+        # root reads its file of mode 000: CAP_DAC_READ_SEARCH, over an inode its ids map
+        ([BUSYBOX, "sh", "-c", "echo x > /tmp/cap-p; chmod 000 /tmp/cap-p; cat /tmp/cap-p"], b"x\n"),
     ])
     assert CAPABILITIES <= calls, CAPABILITIES - calls
 
@@ -436,6 +442,12 @@ LSM = {
     ("security_inode_permission", "inode_permission"),
     ("security_inode_getattr", "vfs_getattr"),
     ("security_inode_getxattr", "vfs_getxattr"),
+    ("security_inode_setxattr", "__vfs_setxattr_locked"),
+    ("cap_inode_setxattr", "security_inode_setxattr"),
+    ("security_inode_post_setxattr", "__vfs_setxattr_noperm"),
+    ("security_inode_listxattr", "vfs_listxattr"),
+    ("security_inode_removexattr", "__vfs_removexattr_locked"),
+    ("cap_inode_removexattr", "security_inode_removexattr"),
     ("security_d_instantiate", "d_instantiate"),
     ("security_inode_create", "vfs_create"),
     ("security_inode_mkdir", "vfs_mkdir"),
@@ -505,5 +517,98 @@ def test_lsm_hooks_are_called_where_6_1_calls_them(machine):
         (["progtest-pie", "uname"], None),      # its start-up's mprotect of RELRO
         (["polltest", "utimes"], None),
         (["fsop", "xattr", "/etc", "/tmp"], None),
+        (["progtest", "xattr"], None),
     ])
     assert LSM <= calls, LSM - calls
+
+
+# (function, its caller) as in 6.1's fs/xattr.c, mm/shmem.c, fs/open.c
+XATTR_AND_FALLOCATE = {
+    ("setxattr", "__x64_sys_fsetxattr"),
+    ("setxattr_copy", "setxattr"),
+    ("do_setxattr", "setxattr"),
+    ("vfs_setxattr", "do_setxattr"),
+    ("__vfs_setxattr_locked", "vfs_setxattr"),
+    ("xattr_permission", "__vfs_setxattr_locked"),
+    ("__vfs_setxattr_noperm", "__vfs_setxattr_locked"),
+    ("__vfs_setxattr", "__vfs_setxattr_noperm"),
+    ("xattr_resolve_name", "__vfs_setxattr"),
+    ("shmem_xattr_handler_set", "__vfs_setxattr"),
+    ("simple_xattr_set", "shmem_xattr_handler_set"),
+    ("simple_xattr_alloc", "simple_xattr_set"),
+    ("getxattr", "__x64_sys_fgetxattr"),
+    ("shmem_xattr_handler_get", "__vfs_getxattr"),
+    ("simple_xattr_get", "shmem_xattr_handler_get"),
+    ("listxattr", "__x64_sys_flistxattr"),
+    ("vfs_listxattr", "listxattr"),
+    ("shmem_listxattr", "vfs_listxattr"),
+    ("simple_xattr_list", "shmem_listxattr"),
+    ("removexattr", "__x64_sys_fremovexattr"),
+    ("vfs_removexattr", "removexattr"),
+    ("__vfs_removexattr_locked", "vfs_removexattr"),
+    ("__vfs_removexattr", "__vfs_removexattr_locked"),
+    ("shmem_xattr_handler_set", "__vfs_removexattr"),
+    ("ksys_fallocate", "__x64_sys_fallocate"),
+    ("vfs_fallocate", "ksys_fallocate"),
+    ("shmem_fallocate", "vfs_fallocate"),
+    ("shmem_get_folio", "shmem_fallocate"),
+    ("file_modified", "shmem_fallocate"),
+}
+
+
+def test_xattr_and_fallocate_run_6_1s_chains(machine):
+    """fsetxattr, fgetxattr, flistxattr, fremovexattr and fallocate on tmpfs run 6.1's chains."""
+    calls = traced_calls(machine, {f for f, _ in XATTR_AND_FALLOCATE}, [
+        (["progtest", "xattr"], None),
+        (["progtest", "fallocate"], None),
+    ])
+    assert XATTR_AND_FALLOCATE <= calls, XATTR_AND_FALLOCATE - calls
+
+
+# (function, its caller) as in 6.1's fs/notify/ and the VFS hooks of include/linux/fsnotify.h
+INOTIFY = {
+    ("do_inotify_init", "__x64_sys_inotify_init1"),
+    ("fsnotify_alloc_group", "do_inotify_init"),   # inotify_new_group (inline)
+    ("inotify_update_watch", "__x64_sys_inotify_add_watch"),
+    ("inotify_find_inode", "__x64_sys_inotify_add_watch"),
+    ("fsnotify_add_mark_locked", "inotify_update_watch"),  # inotify_new_watch (inline)
+    ("fsnotify", "vfs_rmdir"),
+    ("fsnotify", "vfs_mkdir"),
+    ("__fsnotify_parent", "vfs_write"),
+    ("__fsnotify_parent", "vfs_read"),
+    ("__fsnotify_parent", "do_iter_write"),
+    ("__fsnotify_parent", "do_iter_read"),
+    ("__fsnotify_parent", "__fput"),
+    ("__fsnotify_parent", "do_sys_openat2"),
+    ("__fsnotify_parent", "notify_change"),
+    ("fsnotify", "vfs_rename"),
+    ("fsnotify_get_cookie", "vfs_rename"),
+    ("fsnotify", "vfs_unlink"),
+    ("fsnotify", "dentry_unlink_inode"),
+    ("__fsnotify_inode_delete", "dentry_unlink_inode"),
+    ("inotify_handle_inode_event", "fsnotify_handle_inode_event.isra.0"),
+    ("fsnotify_insert_event", "inotify_handle_inode_event"),
+    ("inotify_merge", "fsnotify_insert_event"),
+    ("inotify_read", "vfs_read"),
+    ("fsnotify_remove_first_event", "inotify_read"),
+    ("inotify_poll", "do_sys_poll"),
+    ("inotify_ioctl", "vfs_ioctl"),
+    ("fsnotify_destroy_mark", "__x64_sys_inotify_rm_watch"),
+    ("inotify_freeing_mark", "fsnotify_free_mark"),
+    ("inotify_ignored_and_remove_idr", "inotify_freeing_mark"),
+    ("inotify_release", "__fput"),
+    ("fsnotify_destroy_group", "inotify_release"),
+    ("inotify_show_fdinfo", "seq_show"),
+    ("show_fdinfo.isra.0", "inotify_show_fdinfo"),
+    ("inotify_fdinfo", "show_fdinfo.isra.0"),
+    ("show_mark_fhandle", "inotify_fdinfo"),
+    ("exportfs_encode_inode_fh", "show_mark_fhandle"),
+    ("shmem_encode_fh", "exportfs_encode_inode_fh"),
+}
+
+
+def test_inotify_runs_6_1s_chains(machine):
+    """inotify's syscalls, its fd's read, poll, ioctl and release, and the VFS's hooks calling
+    fsnotify() run 6.1's chains."""
+    calls = traced_calls(machine, {f for f, _ in INOTIFY}, [(["progtest", "inotify"], None)])
+    assert INOTIFY <= calls, INOTIFY - calls

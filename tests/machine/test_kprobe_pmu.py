@@ -1,7 +1,7 @@
 """The kprobe PMU (kernel/events/core.c's perf_kprobe, trace_event_perf.c's perf_kprobe_init):
 a guest program opens a perf event of type 6 on a function by name (config1) or address
 (config2), the kernel asks the host's kprobe engine for the probe (kernel/trace_kprobe.c,
-machine/kprobe_requests.py), and a KPROBE program set on the event with PERF_EVENT_IOC_SET_BPF
+machine/kernel_requests.py), and a KPROBE program set on the event with PERF_EVENT_IOC_SET_BPF
 runs on the probed registers at each hit, in the guest; closing the event takes the probe
 away.  The guest program is bpftest (kernel_model/user/bpftest.c)."""
 from __future__ import annotations
@@ -97,6 +97,24 @@ def test_kretprobe_program_reads_the_return_value(stacked):
     # the only key: the pid (getpid returned it 21 times, "pid" included)
     assert out[6] == f"next: 0 {key(pid)}", out
     assert out[7] == "close: 0"
+
+
+FN_get_func_ip = 173
+
+
+@pytest.mark.parametrize("retprobe", [0, 1])
+def test_get_func_ip_is_the_probed_functions_address(stacked, retprobe):
+    """bpf_get_func_ip() in a kprobe program: the probed function's entry, a kretprobe's too
+    (6.1's kprobe_running()->addr, KPROBE_FLAG_ON_FUNC_ENTRY); the program counts its hits by
+    the address's low 32 bits"""
+    machine, _ = stacked
+    addr = machine.image.lookup("__do_sys_getpid").addr
+    out = bpftest(machine, "map", MAP_HASH, 4, 8, 64,
+                  "load", PROG_KPROBE, count_into(3, call(FN_get_func_ip), stx(W, R10, R0, -4)),
+                  "kpev", PERF_TYPE_KPROBE, "__do_sys_getpid", 0, retprobe, "setbpf", 5, 4, "calls", 7,
+                  "next", 3, "-", "close", 5)
+    assert out[:5] == ["map: 3", "load: 4", "kpev: 5", "setbpf: 0", "calls: 7"], out
+    assert out[5] == f"next: 0 {key(addr & 0xffffffff)}", out
 
 
 def test_kprobe_by_address(stacked):

@@ -2,6 +2,8 @@
 qspinlock.c, mutex.c) and their contention events."""
 import fnmatch
 
+from guest_events import EventCapture, Record
+
 LOCK_FUNCTIONS = ["_raw_spin_lock", "_raw_spin_lock_irq", "_raw_spin_lock_irqsave", "_raw_spin_trylock",
                   "_raw_spin_unlock", "_raw_spin_unlock_irq", "_raw_spin_unlock_irqrestore"]
 
@@ -31,26 +33,35 @@ def test_three_cpus_spinning_on_a_lock_queue_and_record_the_contention(make_mach
     contender queues (native_queued_spin_lock_slowpath), with contention_begin/end."""
     import time
 
-    from guest_events import EventCapture
     m = make_machine(cpus=4, workload="default")
     cap = EventCapture(m)
     cap.enable("lock:contention_begin", "lock:contention_end")
     sched_lock = m.image.lookup("sched_lock").addr
     recs, deadline = [], time.monotonic() + 60
 
+    def spin_contentions() -> list[tuple[Record, Record]]:
+        """Each spinlock contention (LCB_F_SPIN; a mutex's optimistic spin, LCB_F_MUTEX |
+        LCB_F_SPIN, may come first) with its end: committed after it on its cpu (at the same
+        time, maybe: the clock steps by blocks of guest code within a slice), on the same lock
+        (an interrupt taken while spinning on a lock held without irqsave may contend on another
+        one in between, as on Linux). A cpu still spinning when the buffer is read has no end
+        yet."""
+        pairs = []
+        for i, begin in enumerate(recs):
+            if begin.event != "lock:contention_begin" or begin.fields["flags"] != 1:
+                continue
+            end = next((r for r in recs[i + 1:] if r.event == "lock:contention_end" and r.cpu == begin.cpu
+                        and r.fields["lock_addr"] == begin.fields["lock_addr"]), None)
+            if end is not None:
+                pairs.append((begin, end))
+        return pairs
+
     def seen() -> bool:   # a contention ended, and one was on the scheduler's lock
-        return any(r.event == "lock:contention_end" for r in recs) and \
-            any(r.fields["lock_addr"] == sched_lock for r in recs)
+        return bool(spin_contentions()) and any(r.fields["lock_addr"] == sched_lock for r in recs)
     while not seen() and time.monotonic() < deadline:
         for proc in [m.spawn(["dd", "if=/etc/passwd", "of=/dev/null", "bs=1", "count=200"]) for _ in range(6)]:
             proc.wait(30)
         recs = cap.records()
-    # a spinlock's (LCB_F_SPIN; a mutex's optimistic spin, LCB_F_MUTEX | LCB_F_SPIN, may come first)
-    begin = next(r for r in recs if r.event == "lock:contention_begin" and r.fields["flags"] == 1)
-    # its end: committed after it on its cpu (at the same time, maybe: the clock steps by blocks of
-    # guest code within a slice), on the same lock (an interrupt taken while spinning on a lock
-    # held without irqsave may contend on another one in between, as on Linux)
-    ends = [r for r in recs[recs.index(begin) + 1:] if r.event == "lock:contention_end" and r.cpu == begin.cpu
-            and r.fields["lock_addr"] == begin.fields["lock_addr"]]
-    assert ends and ends[0].fields["ret"] == 0
+    pairs = spin_contentions()
+    assert pairs and all(end.fields["ret"] == 0 for _, end in pairs)
     assert any(r.fields["lock_addr"] == sched_lock for r in recs)

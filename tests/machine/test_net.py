@@ -99,6 +99,26 @@ def test_what_a_full_receiver_dropped_is_retransmitted(machine, run_program):
     assert any(r.event == "skb:kfree_skb" and r.fields["reason"] == 16 for r in recs)  # PROTO_MEM
 
 
+def test_a_retransmission_timeout_enters_loss_and_the_ack_ends_it(machine, run_program):
+    """nettest slow again: at each retransmission timeout the sender's congestion state goes to
+    TCP_CA_Loss (tcp_enter_loss → tcp_set_ca_state: tcp:tcp_cong_state_set cong_state=4), and
+    back to TCP_CA_Open (0) once what was in flight then is acked."""
+    cap = EventCapture(machine)
+    cap.enable("tcp:tcp_cong_state_set", "tcp:tcp_retransmit_skb", "sock:inet_sock_set_state")
+    status, out = run_program(machine, ["nettest", "slow"], timeout=120)
+    assert status == 0 and b"data intact = 1" in out
+    recs = cap.records()
+    listen = [r.fields for r in recs if r.event == "sock:inet_sock_set_state" and r.fields["newstate"] == TCP_LISTEN]
+    port = listen[-1]["sport"]
+    states = [r.fields for r in recs if r.event == "tcp:tcp_cong_state_set" and r.fields["dport"] == port]
+    assert states and all(bytes(s["daddr"]) == b"\x7f\0\0\1" and s["family"] == 2 for s in states)
+    seq = [s["cong_state"] for s in states]
+    assert 4 in seq and 0 in seq[seq.index(4):], seq
+    # every Loss comes with a timeout's retransmission (the first segment sent again)
+    retrans = [r for r in recs if r.event == "tcp:tcp_retransmit_skb" and r.fields["dport"] == port]
+    assert len(retrans) >= seq.count(4)
+
+
 AF_INET, AF_INET6 = 2, 10
 LOOPBACK6 = bytes(15) + b"\1"
 MAPPED_LOOPBACK = bytes(10) + b"\xff\xff\x7f\0\0\1"

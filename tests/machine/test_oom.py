@@ -29,7 +29,7 @@ def started(proc, out: list, text: bytes, timeout: float = 60.0) -> None:
 def test_a_program_touching_memory_without_end_is_killed(make_machine, run_program):
     m = make_machine(cpus=2, workload="none", memory_mb=MEM)
     cap = EventCapture(m)
-    cap.enable("oom:mark_victim", "signal:signal_generate")
+    cap.enable("oom:mark_victim", "signal:signal_generate", "oom:reclaim_retry_zone")
     small_out: list = []
     small = m.spawn(["memhog", "-s", "4", "4"], small_out.append)  # 4 MiB, held 4 s
     started(small, small_out, b"memhog: 4 MiB touched\n")
@@ -64,6 +64,11 @@ def test_a_program_touching_memory_without_end_is_killed(make_machine, run_progr
         (total_vm, anon, file_rss, 0, pgtables, 0)
     assert any(r.event == "signal:signal_generate" and r.fields["sig"] == 9 and r.fields["pid"] == hog.pid
                for r in recs)
+    # before it, the allocator's retry check: nothing reclaimable (no page cache), free pages
+    # down to the min watermark, in zone DMA32 (1)
+    retries = [r.fields for r in recs if r.event == "oom:reclaim_retry_zone" and r.fields["common_pid"] == hog.pid]
+    assert retries and all(f["node"] == 0 and f["zone_idx"] == 1 and f["order"] == 0 and f["reclaimable"] == 0
+                           and f["available"] <= f["min_wmark"] and f["wmark_check"] == 0 for f in retries)
     # its memory came back: a program can have it again
     status, out = run_program(m, ["memhog", "24"])
     assert (status, out) == (0, b"memhog: 24 MiB touched\n")

@@ -2,8 +2,10 @@
 (non-PIE and static PIE) and musl, loaded by binfmt_elf, running on demand-paged memory with
 copy-on-write after fork (kernel_model/user/static/progtest.c; kernel/binfmt_elf.c,
 mmap.c, memory.c, traps.c)."""
+import errno
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,15 @@ X86_PF_WRITE, X86_PF_USER, X86_PF_INSTR = 0x2, 0x4, 0x10
 
 GLIBC = ["progtest", "progtest-pie"]
 ALL = GLIBC + (["progtest-musl"] if (BUILD / "progtest-musl.img").exists() else [])
+
+
+def run_here_and_on_the_host(machine, run_program, cmd, prog="progtest"):
+    """The program's output in the machine, which must be the host Linux's for the same binary."""
+    status, out = run_program(machine, [prog, cmd])
+    assert status == 0, out
+    host = subprocess.run([BUILD / f"{prog}.elf", cmd], capture_output=True, timeout=30)
+    assert host.returncode == 0 and out.decode().splitlines() == host.stdout.decode().splitlines()
+    return out.decode()
 
 
 @pytest.fixture
@@ -53,6 +64,276 @@ def test_mmap_mprotect_munmap(machine, run_program, prog):
     assert status == 0, out
     assert out.decode().splitlines() == ["fresh page reads 0", "after mprotect: written",
                                          "middle page kept: written", "mmap ok"]
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_mremap_grows_moves_and_shrinks_as_the_hosts_linux(machine, run_program, prog):
+    """mremap (mm/mremap.c): in place when the addresses above are free, a move that takes the
+    pages along when they are not (MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP), shrinking,
+    and the refusals; the same binary run on the host's Linux says the same."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_mremap")
+    out = run_here_and_on_the_host(machine, run_program, "mremap", prog)
+    assert "grown in place: first second, new page reads 0" in out
+    rets = [r.fields["ret"] for r in cap.records() if r.event == "syscalls:sys_exit_mremap"]
+    # (libc may refuse an unknown flag itself: glibc makes no call for it)
+    errors = [r for r in rets if r < 0]
+    assert len(rets) - len(errors) == 5 and errors.count(-errno.EFAULT) == 3 and \
+        errors.count(-errno.ENOMEM) == 1 and set(errors) == {-errno.EFAULT, -errno.ENOMEM, -errno.EINVAL}, str(rets)
+
+
+def test_timerfd_ticks_polls_and_refuses_as_the_hosts_linux(machine, run_program):
+    """timerfd (fs/timerfd.c on hrtimers): one-shot and periodic timers of the monotonic,
+    realtime (absolute) and boottime clocks, the ticks a read takes, poll, fdinfo,
+    TFD_IOC_SET_TICKS, and 6.1's refusals; the same binary on the host says the same."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_timerfd_create", "syscalls:sys_exit_timerfd_settime",
+               "syscalls:sys_exit_timerfd_gettime")
+    out = run_here_and_on_the_host(machine, run_program, "timerfd")
+    assert "read: ok ticks 1" in out and "periodic read: ok ticks >= 10: 1" in out
+    rets = {}
+    for r in cap.records():
+        rets.setdefault(r.event.split("_", 2)[-1], []).append(r.fields["ret"])
+    assert rets["timerfd_create"][:2] == [-errno.EINVAL] * 2 and all(r >= 0 for r in rets["timerfd_create"][2:])
+    assert -errno.EBADF in rets["timerfd_settime"] and -errno.EFAULT in rets["timerfd_gettime"]
+
+
+def test_signalfd_reads_blocked_signals_as_the_hosts_linux(machine, run_program):
+    """signalfd (fs/signalfd.c): blocked signals read as signalfd_siginfo records, the lowest
+    first and each queued real-time one as sent, poll, a new set for the same fd, fdinfo's
+    sigmask, a blocking read woken by another process's kill (signalfd_notify), and 6.1's
+    refusals; the same binary on the host says the same."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_signalfd4")
+    out = run_here_and_on_the_host(machine, run_program, "signalfd")
+    assert "blocking read: 128 bytes, signo 10 from the child 1" in out
+    rets = [r.fields["ret"] for r in cap.records()]
+    assert rets[:4] == [-errno.EINVAL, -errno.EINVAL, -errno.EFAULT, -errno.EBADF], rets
+
+
+def test_memfd_create_and_seals_as_the_hosts_linux(machine, run_program):
+    """memfd_create (mm/memfd.c): an unlinked tmpfs file named memfd:NAME on the internal shm
+    mount (shmem_file_setup), read, written, truncated and mapped privately; the seals
+    F_ADD_SEALS adds (memfd_fcntl) and tmpfs's write and setattr paths obey; 6.1's refusals.
+    The same binary on the host says the same."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_memfd_create")
+    out = run_here_and_on_the_host(machine, run_program, "memfd")
+    assert "its link: /memfd:test (deleted)" in out and "seals: 0xf" in out
+    rets = [r.fields["ret"] for r in cap.records()]
+    assert rets[:3] == [-errno.EINVAL, -errno.EFAULT, -errno.EINVAL] and all(r >= 0 for r in rets[3:]), rets
+
+
+def test_chown_family_as_the_hosts_linux(machine, run_program):
+    """chown, lchown, fchown, fchownat (fs/open.c: do_fchownat/ksys_fchown -> chown_common ->
+    notify_change -> the file system's setattr, setattr_prepare's chown_ok/chgrp_ok): owner
+    and group changes, the set-id bits a non-directory loses, AT_EMPTY_PATH, 6.1's refusals of
+    an unprivileged caller; the same binary on the host says the same."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_fchownat", "syscalls:sys_exit_fchown", "syscalls:sys_exit_lchown",
+               "syscalls:sys_exit_chown")
+    out = run_here_and_on_the_host(machine, run_program, "chown")
+    assert "set-id bits dropped: 1000:1000 mode 755" in out and "to another user: Operation not permitted" in out
+    rets = [r.fields["ret"] for r in cap.records()]
+    assert rets.count(-errno.EPERM) == 3 and -errno.EBADF in rets and -errno.EINVAL in rets, rets
+
+
+def test_msync_as_the_hosts_linux(machine, run_program):
+    """msync (mm/msync.c): 6.1's refusals, a hole in the range (ENOMEM, at once for MS_ASYNC),
+    a shared file mapping's MS_SYNC through vfs_fsync_range; the same as the host's Linux."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_msync")
+    out = run_here_and_on_the_host(machine, run_program, "msync")
+    assert "a hole, MS_SYNC: Cannot allocate memory" in out
+    rets = [r.fields["ret"] for r in cap.records()]
+    assert rets.count(-errno.EINVAL) == 3 and rets.count(-errno.ENOMEM) == 4, rets
+
+
+def test_readahead_as_the_hosts_linux(machine, run_program):
+    """readahead (mm/readahead.c: ksys_readahead -> vfs_fadvise): a regular file open for
+    reading takes it; 6.1's EBADF and EINVAL otherwise; the same as the host's Linux."""
+    out = run_here_and_on_the_host(machine, run_program, "readahead")
+    assert out.splitlines()[0] == "a file: ok"
+
+
+def test_resource_limits_are_set_inherited_and_held_as_the_hosts_linux(machine, run_program):
+    """setrlimit/prlimit64 (kernel/sys.c do_prlimit): 6.1's refusals (EINVAL soft above hard,
+    EPERM past fs.nr_open or raising a hard limit unprivileged), the limits inherited by fork and
+    kept over exec, and held: RLIMIT_NOFILE (EMFILE, dup2's EBADF, F_DUPFD's EINVAL, poll's
+    EINVAL), RLIMIT_FSIZE (a short write, then SIGXFSZ and EFBIG; ftruncate too), RLIMIT_DATA
+    (a private writable mmap, brk), RLIMIT_AS, RLIMIT_NPROC (EAGAIN); the same as the host's."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_prlimit64")   # (glibc's setrlimit and getrlimit make prlimit64)
+    out = run_here_and_on_the_host(machine, run_program, "rlimit")
+    assert "fork past NPROC: EAGAIN" in out and "after exec, RLIMIT_NOFILE: 64" in out
+    rets = [r.fields["ret"] for r in cap.records()]
+    errors = [r for r in rets if r < 0]
+    assert errors[:4] == [-errno.EINVAL, -errno.EINVAL, -errno.EPERM, -errno.ESRCH], rets
+
+
+def test_mlock_and_mincore_as_the_hosts_linux(machine, run_program):
+    """mlock/mlock2/munlock/mlockall/munlockall (mm/mlock.c: VM_LOCKED split at the range's
+    ends, the pages faulted in unless MLOCK_ONFAULT, VmLck, MCL_FUTURE, MAP_LOCKED, RLIMIT_MEMLOCK's
+    ENOMEM/EAGAIN/EPERM without CAP_IPC_LOCK) and mincore (mm/mincore.c: one byte a page,
+    EINVAL, EFAULT, ENOMEM at a hole, a file's page cache); the same as the host's Linux."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_mincore", "syscalls:sys_exit_mlock", "syscalls:sys_exit_mlockall")
+    out = run_here_and_on_the_host(machine, run_program, "mlock")
+    assert "locked: 1111" in out and "mlock: ok, VmLck 16 kB" in out
+    events = {r.event for r in cap.records()}
+    assert events == {"syscalls:sys_exit_mincore", "syscalls:sys_exit_mlock", "syscalls:sys_exit_mlockall"}, events
+
+
+def test_scheduler_setters_as_the_hosts_linux(machine, run_program):
+    """sched_setscheduler/sched_setparam/sched_setattr/sched_getattr (kernel/sched/core.c:
+    __sched_setscheduler's EINVAL and EPERM rules, reset-on-fork, sched_attr's sizes and E2BIG,
+    nice through sched_attr) and sched_setaffinity (EINVAL for no online cpu, EPERM for another
+    user's task, the task moved to the cpu it is pinned to: sched_migrate_task); the same as the
+    host's Linux (on the machine's two cpus)."""
+    cap = EventCapture(machine)
+    cap.enable("sched:sched_migrate_task", "syscalls:sys_exit_sched_setaffinity")
+    out = run_here_and_on_the_host(machine, run_program, "sched")
+    assert "pinned to cpu 1: ok, runs on 1, mask has 1 cpu(s), cpu 1: 1" in out
+    assert "its child: policy 0 priority 0 nice 0, stat's 0 0" in out and "fifo: policy 0x1 priority 20 nice 0, stat's 20 1" in out
+    records = cap.records()
+    assert any(r.event == "sched:sched_migrate_task" and r.fields["dest_cpu"] == 1 for r in records)
+
+
+def test_xattrs_on_tmpfs_as_the_hosts_linux(machine, run_program):
+    """setxattr, listxattr, removexattr (fs/xattr.c: setxattr_copy -> do_setxattr ->
+    vfs_setxattr -> __vfs_setxattr_locked -> shmem_xattr_handler_set -> simple_xattr_set) on
+    tmpfs's trusted.* and security.*: XATTR_CREATE/REPLACE, the list, ERANGE, E2BIG, ENODATA,
+    EOPNOTSUPP; the same binary on the host says the same.  user.* on tmpfs is 6.1's
+    EOPNOTSUPP (6.6 added it): its return is the machine's alone."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_fsetxattr")
+    out = run_here_and_on_the_host(machine, run_program, "xattr")
+    assert "get: ok 6 ALPHA!" in out and "after: ok [security.empty] [trusted.a]" in out
+    rets = [r.fields["ret"] for r in cap.records()]
+    assert rets[-1] == -errno.EOPNOTSUPP and rets.count(-errno.ERANGE) == 2, rets
+
+
+def test_fallocate_on_tmpfs_as_the_hosts_linux(machine, run_program):
+    """fallocate (fs/open.c: ksys_fallocate -> vfs_fallocate -> shmem_fallocate): pages made
+    with and without FALLOC_FL_KEEP_SIZE, a hole punched (PUNCH_HOLE|KEEP_SIZE), the seals, and
+    6.1's EOPNOTSUPP, EINVAL, EFBIG, EBADF, ESPIPE, ENODEV; the same binary on the host says
+    the same."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_fallocate")
+    out = run_here_and_on_the_host(machine, run_program, "fallocate")
+    assert "then: size 8192 blocks 24" in out and "bytes 0, 4105, 4106: 0 0 x" in out
+    rets = [r.fields["ret"] for r in cap.records()]
+    # COLLAPSE_RANGE and INSERT_RANGE with another mode: 6.1's EINVAL (as the real 6.1 says;
+    # later kernels' EOPNOTSUPP), then the length 0 and the negative offset
+    assert rets[8:10] == [-errno.EINVAL] * 2 and rets.count(-errno.EINVAL) == 4, rets
+    assert rets.count(-errno.EOPNOTSUPP) == 6 and -errno.EFBIG in rets and -errno.ENODEV in rets, rets
+
+
+def test_inotify_as_the_hosts_linux(machine, run_program):
+    """inotify (fs/notify/inotify on fs/notify's marks and queues; the VFS's fsnotify hooks):
+    a directory's and a file's watches, the events of create, write, read, close, chmod,
+    truncate, mkdir, rename (one cookie), unlink (IN_ATTRIB, IN_IGNORED), rmdir; the records
+    and their padded names, merging, IN_MASK_ADD/IN_MASK_CREATE/IN_ONLYDIR/IN_ONESHOT/IN_EXCL_UNLINK,
+    IN_IGNORED on rm_watch, poll, FIONREAD, a blocking read woken by a child's create, fdinfo's
+    watch lines (tmpfs's file handle), the queue's overflow past 16384 events, 6.1's refusals; the same binary on the host (and on
+    the real 6.1) says the same."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_inotify_add_watch", "syscalls:sys_exit_inotify_rm_watch")
+    out = run_here_and_on_the_host(machine, run_program, "inotify")
+    assert "  wd 1 mask 0x80 len 16 moved-file (its cookie)" in out
+    assert out.splitlines()[-1] == "fdinfo: wd 2 mask 0x4000002 ignored_mask 0 fhandle-bytes c type 1, its inode's: 1"
+    assert run_here_and_on_the_host(machine, run_program, "inotify-overflow").splitlines()[1:] == [
+        "queued: 262160 bytes", "after 16384 events: wd -1 mask 0x4000", "events read: 16385"]
+    # a user's 128 instances (max_user_instances), as the real 6.1 says (the host's root has
+    # instances of its own)
+    assert run_program(machine, ["progtest", "inotify-instances"]) == (0, b"128 instances, then Too many open files\n")
+    rets = [r.fields["ret"] for r in cap.records() if r.event.endswith("add_watch")]
+    assert rets[:3] == [-errno.EINVAL] * 3 and -errno.EEXIST in rets and -errno.ENOTDIR in rets, rets
+
+
+def test_membarrier_as_the_hosts_linux(machine, run_program):
+    """membarrier (kernel/sched/membarrier.c): QUERY's commands, each private expedited flavour
+    refused (EPERM) until registered, the global ones, 6.1's EINVALs; the same binary on the
+    host says the same (its newer GET_REGISTRATIONS masked off)."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_membarrier")
+    out = run_here_and_on_the_host(machine, run_program, "membarrier")
+    assert "private expedited, unregistered: Operation not permitted" in out
+    rets = [r.fields["ret"] for r in cap.records()]
+    assert rets[0] == 0x1ff and rets.count(-errno.EPERM) == 3 and rets.count(-errno.EINVAL) == 4, rets
+
+
+def test_execveat_as_the_hosts_linux(machine, run_program):
+    """execveat (fs/exec.c: getname_uflags -> do_execveat_common -> do_open_execat ->
+    do_filp_open with the directory fd): a name relative to the fd, the fd's own file
+    (AT_EMPTY_PATH, as fexecve), an absolute name whatever the fd, AT_SYMLINK_NOFOLLOW's ELOOP
+    and 6.1's refusals; the same binary on the host says the same.  The program's name is
+    /dev/fd/N[/NAME] (sched_process_exec's filename, as 6.1's bprm->fdpath)."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_execveat", "sched:sched_process_exec")
+    out = run_here_and_on_the_host(machine, run_program, "execveat")
+    assert "the fd's own file: exit status 3" in out and "relative to /proc/self: exit status 3" in out
+    records = cap.records()
+    rets = [r.fields["ret"] for r in records if r.event == "syscalls:sys_exit_execveat"]
+    assert rets == [-errno.EINVAL, -errno.ENOENT, -errno.EBADF, -errno.ENOTDIR, -errno.ELOOP,
+                    -errno.EACCES, -errno.EACCES, -errno.ENOENT], rets
+    names = [r.fields["filename"].decode() for r in records if r.event == "sched:sched_process_exec"]
+    assert [re.sub(r"/\d+", "/N", n) for n in names[-3:]] == ["/dev/fd/N/exe", "/dev/fd/N", "/proc/self/exe"], names
+
+
+def test_pidfds_as_the_hosts_linux(machine, run_program):
+    """pidfds (kernel/pid.c, kernel/fork.c): pidfd_open's "[pidfd]" anon inode file,
+    close-on-exec, PIDFD_NONBLOCK; its poll readable once the process exited (pidfd_poll,
+    thread_group_exited); pidfd_send_signal -> kill_pid_info with its siginfo checks; pidfd_getfd
+    (fget_task, receive_fd); waitid(P_PIDFD) (EAGAIN for a nonblocking pidfd); clone's
+    CLONE_PIDFD; 6.1's refusals.  The same binary on the host says the same."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_pidfd_open", "syscalls:sys_exit_pidfd_send_signal",
+               "syscalls:sys_exit_pidfd_getfd")
+    out = run_here_and_on_the_host(machine, run_program, "pidfd")
+    assert "waitid: ok, the child 1, code 2, status 15" in out and "its waitid: ok, the child 1, code 1, status 7" in out
+    assert "ready while it runs: 0" in out and "ready once it died: 1" in out
+    rets = {}
+    for r in cap.records():
+        rets.setdefault(r.event.split("sys_exit_")[1], []).append(r.fields["ret"])
+    # a thread's tid is EINVAL in 6.1 (pidfd_prepare: no thread group of its own)
+    assert rets["pidfd_open"][1:6] == [-errno.EINVAL, -errno.EINVAL, -errno.EINVAL, -errno.ESRCH, -errno.EINVAL], rets
+    assert rets["pidfd_getfd"][1:] == [-errno.EINVAL, -errno.EBADF, -errno.EBADF, -errno.ESRCH], rets
+    assert -errno.EPERM in rets["pidfd_send_signal"] and rets["pidfd_send_signal"][-1] == -errno.ESRCH, rets
+
+
+def test_sendmmsg_recvmmsg_as_the_hosts_linux(machine, run_program):
+    """sendmmsg, recvmmsg (net/socket.c: __sys_sendmmsg, __sys_recvmmsg -> do_recvmmsg over
+    ___sys_sendmsg and ___sys_recvmsg): each message's length in its msg_len, MSG_WAITFORONE,
+    the time left in the timeout, an error only when no message went, 6.1's refusals; on AF_UNIX
+    datagram sockets.  The same binary on the host says the same."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_sendmmsg", "syscalls:sys_exit_recvmmsg")
+    out = run_here_and_on_the_host(machine, run_program, "mmsg")
+    assert "recvmmsg, MSG_DONTWAIT: 3 'one', 4 'two!', 5 'three'" in out
+    assert "sendmmsg, a bad second: 1, the first's length 3" in out
+    rets = [(r.event.split("sys_exit_")[1], r.fields["ret"]) for r in cap.records()]
+    assert rets[:4] == [("sendmmsg", 3), ("recvmmsg", 3), ("recvmmsg", -errno.EAGAIN), ("sendmmsg", 2)], rets
+    assert ("recvmmsg", -errno.ENOTSOCK) in rets and ("sendmmsg", -errno.EFAULT) in rets, rets
+
+
+def test_splice_tee_vmsplice_as_the_hosts_linux(machine, run_program):
+    """splice, tee, vmsplice (fs/splice.c over fs/pipe.c's buffers): a file into a pipe
+    (splice_file_to_pipe -> do_splice_to -> generic_file_splice_read) at the caller's offset or
+    the file's, a pipe into a file (iter_file_splice_write), pipe to pipe with a part of a
+    buffer, tee leaving its input whole, vmsplice both ways, SPLICE_F_NONBLOCK's EAGAIN, 6.1's
+    EINVAL/ESPIPE/EBADF/EPIPE.  The same binary on the host says the same."""
+    cap = EventCapture(machine)
+    cap.enable("syscalls:sys_exit_splice", "syscalls:sys_exit_tee", "syscalls:sys_exit_vmsplice")
+    out = run_here_and_on_the_host(machine, run_program, "splice")
+    assert "the pipe: read 'splicehello'" in out and "tee's input: read 'teedata'" in out
+    assert "the input: read '23'" in out and "the file: 'ABClo sp'" in out
+    rets = {}
+    for r in cap.records():
+        rets.setdefault(r.event.split("sys_exit_")[1], []).append(r.fields["ret"])
+    assert rets["splice"][:3] == [6, 5, 0] and -errno.ESPIPE in rets["splice"], rets
+    assert rets["tee"][0] == 7 and rets["tee"][-1] == -errno.EPIPE, rets
+    assert rets["vmsplice"][:2] == [8, 7] and rets["vmsplice"][-1] == -errno.EAGAIN, rets
 
 
 def test_the_stack_grows_on_demand(machine, run_program):
@@ -95,6 +376,33 @@ def test_pthreads_share_memory_and_join(machine, run_program, prog):
     status, out = run_program(machine, [prog, "threads"])
     assert status == 0, out
     assert out.decode().splitlines() == ["thread 0 returned 1", "thread 1 returned 2", "counter=20000"]
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_threads_fault_on_the_same_pages_under_the_mmap_lock_for_reading(machine, run_program, prog):
+    """Four threads of one mm read, then write, the same 256 pages at once: page faults hold
+    the mmap_lock for reading only (lock_mm_and_find_vma), so each PTE is set under its
+    table's lock once, and no thread's write is lost to another's page; the rss counters count
+    each page once.  The mmap_lock events show the faults' read side (write=false)."""
+    cap = EventCapture(machine)
+    names = ("mmap_lock:mmap_lock_start_locking", "mmap_lock:mmap_lock_acquire_returned",
+             "mmap_lock:mmap_lock_released")
+    cap.enable(*names)
+    status, out = run_program(machine, [prog, "faults"])
+    assert (status, out) == (0, b"faults: 4 threads, 256 pages, 0 words lost, 0 nonzero reads, "
+                                b"resident grew by every page\n")
+    recs = [r for r in cap.records() if r.event in names]
+    reads = [r.fields["common_pid"] for r in recs
+             if r.event == "mmap_lock:mmap_lock_acquire_returned" and not r.fields["write"] and r.fields["success"]]
+    # a fault a page to map the zero page at the first read, one to copy it at the first write
+    # (whichever thread comes first: the others find the PTE made)
+    assert len(reads) >= 2 * 256, recs
+    # each read lock a task got it released (a trylock that failed while a thread's mmap held
+    # it for writing got it by mmap_read_lock_killable then)
+    for pid in set(reads):
+        released = sum(r.event == "mmap_lock:mmap_lock_released" and not r.fields["write"]
+                       for r in recs if r.fields["common_pid"] == pid)
+        assert reads.count(pid) == released, [r for r in recs if r.fields["common_pid"] == pid]
 
 
 @pytest.mark.parametrize("prog", ALL)
@@ -310,6 +618,33 @@ def test_a_users_program_under_a_seed_gives_the_same_trace(vmlinux, build_static
     assert a == b
 
 
+# tests/data/setgroups.c on the reference 6.1 (real-tracefs, its host dir shared)
+SETGROUPS_6_1 = """[Groups:\t ]
+setgroups(3) = 0 0
+getgroups(0) = 3
+getgroups(2) = -1 22
+getgroups(4) = 3: 10 20 30
+[Groups:\t10 20 30 ]
+setgroups(-1) = -1 22
+setgroups(70000) = -1 22
+setgroups(1, bad) = -1 14
+setgroups(0) = 0 0
+[Groups:\t ]
+setgroups(1) = 0
+setresuid = 0
+setgroups(0) as 1000 = -1 1
+getgroups(4) = 1: 30
+[Groups:\t30 ]
+"""
+
+
+def test_supplementary_groups_as_6_1s(machine, run_program, build_static):
+    """setgroups sorts and installs the groups with new credentials, getgroups and /proc/PID/status
+    show them, the errors and CAP_SETGID's check as 6.1's."""
+    status, out = run_program(machine, [build_static("setgroups.c")], timeout=60)
+    assert (status, out.decode()) == (0, SETGROUPS_6_1)
+
+
 @pytest.mark.parametrize("execer", ["leader", "thread"])
 def test_execve_from_a_multithreaded_program(machine, run_program, build_static, execer):
     """de_thread(): the other threads go; the new program is the process's only thread (its
@@ -350,6 +685,9 @@ def test_a_thousand_forks_and_a_spinning_program_leave_the_kernel_up(machine, ru
     Linux (the spinner by SIGKILL: 137), and the kernel goes on running programs."""
     script = ("i=0; while [ $i -lt 1000 ]; do (exit 3) & i=$((i+1)); done; wait; echo forked $i; "
               "(while :; do :; done) & p=$!; sleep 0.3; kill -9 $p; wait $p; echo spinner $?")
-    # (busybox sh reports the job the signal ended: "Killed")
-    assert run_program(machine, [BUSYBOX, "sh", "-c", script], timeout=300) == (0, b"forked 1000\nKilled\nspinner 137\n")
+    # busybox sh says "Killed" when its `wait` reaps the job, not when the SIGCHLD came before
+    # `kill` had returned to it (ash reaps after each command then, silently): the killed task
+    # exiting on the other cpu first is a race Linux has too, lost more often by the host
+    status, out = run_program(machine, [BUSYBOX, "sh", "-c", script], timeout=300)
+    assert (status, out.replace(b"Killed\n", b"")) == (0, b"forked 1000\nspinner 137\n")
     assert run_program(machine, [BUSYBOX, "echo", "still up"]) == (0, b"still up\n")

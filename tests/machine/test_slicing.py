@@ -43,6 +43,12 @@ def test_the_engine_flags_are_found():
     assert engine_flags() is not None
 
 
+def test_the_engine_flags_kept_in_their_start_cache_are_the_ones_found_in_the_code():
+    from tracefs_sim.machine import slicer
+
+    assert engine_flags() == slicer._find_engine_flags(*(slicer._code(s, n) for s, n in slicer._FLAG_CODE))
+
+
 def test_timer_stops_repeat_nothing():
     uc = looping_uc()
     slicer, timer = Slicer(uc), SliceTimer(BUDGET_NS)

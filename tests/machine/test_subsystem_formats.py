@@ -1,5 +1,5 @@
 """The kernel-internal subsystems' tracepoints (lock, irq, timer, workqueue, kmem, task, sched,
-rcu, printk, exceptions, block, filemap, writeback, mmap, mmap_lock, oom, power, nmi), the network's (sock, tcp, net, napi,
+rcu, printk, exceptions, block, filemap, writeback, mmap, mmap_lock, oom, vmscan, power, nmi), the network's (sock, tcp, net, napi,
 skb) and the file locks' (filelock): every format file byte for byte as Linux 6.1's, but for the ID line."""
 import re
 from pathlib import Path
@@ -10,7 +10,7 @@ from tracefs_sim.trace.events import EventRegistry
 
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1-formats-subsystems.txt"
 SYSTEMS = ("lock", "irq", "irq_vectors", "timer", "workqueue", "kmem", "task", "sched", "rcu", "printk",
-           "exceptions", "block", "filemap", "writeback", "mmap", "mmap_lock", "oom", "power", "nmi", "sock", "tcp", "net", "napi", "skb",
+           "exceptions", "block", "filemap", "writeback", "mmap", "mmap_lock", "oom", "vmscan", "power", "nmi", "sock", "tcp", "net", "napi", "skb",
            "filelock")
 
 

@@ -1,7 +1,7 @@
 """The uprobe PMU (kernel/events/core.c's perf_uprobe, trace_event_perf.c's perf_uprobe_init,
 trace_uprobe.c's create_local_trace_uprobe): a guest program opens a perf event of type 7 on a
 file's path (config1) and offset (config2), the kernel looks the path up and asks the host's
-uprobe engine for a consumer of its own (machine/kprobe_requests.py, probes/uprobes.py), whose
+uprobe engine for a consumer of its own (machine/kernel_requests.py, probes/uprobes.py), whose
 hits, in the guest's handler chain, count the event (read(2)), run the KPROBE program set on it
 with PERF_EVENT_IOC_SET_BPF on the user registers, and write its records; closing the event
 takes the consumer away.  The guest program is bpftest (kernel_model/user/bpftest.c), run from

@@ -275,6 +275,18 @@ def test_ip_addresses_as_vsprintf_prints_them():
     assert six.format({"a6": bytes.fromhex("fe800000000000000200" "5efe0a000001")}) == "fe80::200:5efe:10.0.0.1"
 
 
+def test_socket_addresses_as_vsprintf_prints_them():
+    """%pISpc of a sockaddr_in or sockaddr_in6 in an array field (tcp_probe's saddr/daddr):
+    the family decides; a v6 address is bracketed before its port and compressed with 'c'."""
+    f = [FieldDesc("__u8[28]", "sa", 8, 28, False)]
+    pf = compile_print_fmt('"%pISpc|%pIS|%piSp", REC->sa, REC->sa, REC->sa', f)
+    v4 = (2).to_bytes(2, "little") + (8080).to_bytes(2, "big") + bytes([127, 0, 0, 1]) + bytes(20)
+    assert pf.format({"sa": v4}) == "127.0.0.1:8080|127.0.0.1|127.000.000.001:8080"
+    v6 = (10).to_bytes(2, "little") + (443).to_bytes(2, "big") + bytes(4) + bytes(15) + b"\x01" + bytes(4)
+    assert pf.format({"sa": v6}) == "[::1]:443|0000:0000:0000:0000:0000:0000:0000:0001|[00000000000000000000000000000001]:443"
+    assert pf.format({"sa": bytes(28)}) == "(einval)|(einval)|(einval)"
+
+
 @pytest.mark.parametrize(
     "bad",
     [

@@ -41,8 +41,8 @@ noinline void task_dump_owner(struct task_struct *task, umode_t mode, uid_t *rui
 		*rgid = 0;
 		return;
 	}
-	*ruid = task->euid;
-	*rgid = task->egid;
+	*ruid = __task_cred(task)->euid;
+	*rgid = __task_cred(task)->egid;
 }
 
 /* a /proc/PID inode's owner as its task's now (a setuid since the lookup) */
@@ -111,8 +111,7 @@ struct task_snap {
 	char comm[TASK_COMM_LEN];
 	const char *state;
 	pid_t pid, tgid, ppid, pgrp, sid;
-	uid_t uid, euid, suid, fsuid;
-	gid_t gid, egid, sgid, fsgid;
+	const struct cred *cred;	/* if asked for, a reference (get_task_cred()): put_cred() when done */
 	int umask, fdsize, threads;
 	u64 pending, blocked, ignored, caught;
 	unsigned long qlim, qsize;
@@ -137,7 +136,8 @@ static notrace void collect_sigign_sigcatch(struct task_struct *p, u64 *ign, u64
 	}
 }
 
-static notrace int snap_task(void *pid, struct task_snap *s)
+/* (inlined: its get_task_cred() is its caller's, the show's, as task_state()'s in 6.1) */
+static __always_inline int snap_task(void *pid, struct task_snap *s, bool creds)
 {
 	struct task_struct *t;
 	unsigned long flags;
@@ -153,8 +153,7 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->pid = t->pid;
 	s->tgid = t->tgid;
 	s->ppid = t->parent ? t->parent->tgid : 0;
-	s->uid = t->uid, s->euid = t->euid, s->suid = t->suid, s->fsuid = t->fsuid;
-	s->gid = t->gid, s->egid = t->egid, s->sgid = t->sgid, s->fsgid = t->fsgid;
+	s->cred = creds ? get_task_cred(t) : NULL;
 	s->umask = t->fs ? t->fs->umask : -1;
 	s->fdsize = t->files ? t->files->fdt->max_fds : 0;
 	s->threads = t->signal ? t->signal->nr_threads : 1;
@@ -164,7 +163,7 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->blocked = t->blocked;
 	collect_sigign_sigcatch(t, &s->ignored, &s->caught);
 	s->qlim = task_rlimit(t, RLIMIT_SIGPENDING);
-	s->qsize = ucounts_sigpending(t->uid);	/* the signals its user has queued */
+	s->qsize = ucounts_sigpending(__task_cred(t)->uid);	/* the signals its user has queued */
 	s->nvcsw = t->nvcsw;
 	s->nivcsw = t->nivcsw;
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -174,11 +173,12 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 static int comm_show(struct seq_file *m, void *pid)
 {
 	struct task_snap s;
-	int err = snap_task(pid, &s);
+	int err = snap_task(pid, &s, false);
 
-	if (!err)
-		seq_printf(m, "%s\n", s.comm);
-	return err;
+	if (err)
+		return err;
+	seq_printf(m, "%s\n", s.comm);
+	return 0;
 }
 
 /* The command name, its special characters escaped (proc_task_name(m, p, true): ESCAPE_SPACE,
@@ -352,7 +352,7 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 {
 	struct mm_struct *mm;
 	struct task_snap s;
-	int err = snap_task(pid, &s);
+	int err = snap_task(pid, &s, true), g;
 
 	if (err)
 		return err;
@@ -369,16 +369,19 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 	seq_put_decimal_ull(m, "\nPid:\t", s.pid);
 	seq_put_decimal_ull(m, "\nPPid:\t", s.ppid);
 	seq_put_decimal_ull(m, "\nTracerPid:\t", 0);
-	seq_put_decimal_ull(m, "\nUid:\t", from_kuid_munged(&init_user_ns, s.uid));
-	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.euid));
-	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.suid));
-	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.fsuid));
-	seq_put_decimal_ull(m, "\nGid:\t", from_kgid_munged(&init_user_ns, s.gid));
-	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.egid));
-	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.sgid));
-	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.fsgid));
+	seq_put_decimal_ull(m, "\nUid:\t", from_kuid_munged(&init_user_ns, s.cred->uid));
+	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.cred->euid));
+	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.cred->suid));
+	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.cred->fsuid));
+	seq_put_decimal_ull(m, "\nGid:\t", from_kgid_munged(&init_user_ns, s.cred->gid));
+	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.cred->egid));
+	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.cred->sgid));
+	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.cred->fsgid));
 	seq_put_decimal_ull(m, "\nFDSize:\t", s.fdsize);
-	seq_puts(m, "\nGroups:\t");	/* no supplementary groups */
+	seq_puts(m, "\nGroups:\t");
+	for (g = 0; g < s.cred->group_info->ngroups; g++)
+		seq_put_decimal_ull(m, g ? " " : "", from_kgid_munged(&init_user_ns, s.cred->group_info->gid[g]));
+	put_cred(s.cred);
 	seq_putc(m, ' ');		/* (6.1's trailing space) */
 	seq_put_decimal_ull(m, "\nNStgid:\t", s.tgid);
 	seq_put_decimal_ull(m, "\nNSpid:\t", s.pid);
@@ -526,6 +529,7 @@ struct stat_snap {
 	pid_t pid, ppid, pgrp, sid;
 	unsigned int flags;
 	int priority, nice, threads, exit_signal, cpu, exit_code;
+	unsigned int rt_priority, policy;
 	bool running;
 	unsigned long min_flt, maj_flt, cmin_flt, cmaj_flt;
 	u64 utime, stime, rtime, cutime, cstime, start_time, pending, blocked, ignored, caught;
@@ -553,6 +557,8 @@ static notrace int snap_stat(pid_t pid, bool whole, struct stat_snap *s)
 	s->flags = leader->flags;
 	s->priority = task_prio(leader);
 	s->nice = task_nice(leader);
+	s->rt_priority = leader->rt_priority;
+	s->policy = leader->policy;
 	s->threads = leader->signal ? leader->signal->nr_threads : 1;
 	s->running = leader->__state == TASK_RUNNING;
 	s->exit_signal = leader->exit_signal;
@@ -609,10 +615,11 @@ static noinline int do_task_stat(struct seq_file *m, pid_t pid, int whole)
 		   nsec_to_clock_t(s.utime), nsec_to_clock_t(s.stime), nsec_to_clock_t(s.cutime),
 		   nsec_to_clock_t(s.cstime), s.priority, s.nice, s.threads,
 		   nsec_to_clock_t(s.start_time), vsize, rss, ~0UL);
-	seq_printf(m, " %lu %lu %lu 0 0 %lu %lu %lu %lu %d 0 0 %d %d 0 0 0 0 0",
+	seq_printf(m, " %lu %lu %lu 0 0 %lu %lu %lu %lu %d 0 0 %d %d %u %u 0 0 0",
 		   mm ? mm->start_code : 0, mm ? mm->end_code : 0, mm ? mm->start_stack : 0,
 		   s.pending & 0x7fffffffUL, s.blocked & 0x7fffffffUL, s.ignored & 0x7fffffffUL,
-		   s.caught & 0x7fffffffUL, s.threads < 2 && !s.running, s.exit_signal, s.cpu);
+		   s.caught & 0x7fffffffUL, s.threads < 2 && !s.running, s.exit_signal, s.cpu, s.rt_priority,
+		   s.policy);
 	if (mm)
 		seq_printf(m, " %lu %lu %lu %lu %lu %lu %lu", mm->start_data, mm->end_data, mm->start_brk,
 			   mm->arg_start, mm->arg_end, mm->env_start, mm->env_end);

@@ -408,6 +408,7 @@ TRACE_EVENT(rss_stat,
 #include "events/mmap.h"
 #include "events/mmap_lock.h"
 #include "events/oom.h"
+#include "events/vmscan.h"
 #include "events/filelock.h"
 #include "events/power.h"
 #include "events/nmi.h"

@@ -27,7 +27,7 @@
 /* ftrace_site_map: entry (site - _stext) / FTRACE_MAP_GRAIN is the site's; functions are
  * 16-byte aligned, so no two sites share an entry (the host checks) */
 #define FTRACE_MAP_GRAIN	16
-#define FTRACE_MAP_ENTRIES	65536	/* 1 MiB of text */
+#define FTRACE_MAP_ENTRIES	131072	/* 2 MiB of text */
 
 /* kernel/trace/trace.h: enum trace_type */
 #define TRACE_FN		1

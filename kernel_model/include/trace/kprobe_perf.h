@@ -3,7 +3,7 @@
  * trace_event_perf.c, the local trace_kprobes of trace_kprobe.c): a perf event whose attr.type is
  * the kprobe PMU's makes a probe of its own, which no kprobe_events lists.  The probe engine is
  * the host's, so the kernel asks it to register and arm the probe (and to remove it when the
- * event goes) through a request the host answers later (PORT_KPROBE); the probe's hits run in
+ * event goes) through a request the host answers later (kernel_request.h); the probe's hits run in
  * the guest's kprobe handlers (kernel/trace_probe.c), which call kprobe_perf_func() for a probe
  * that has a perf call: the BPF programs of its perf events, then its perf events' records.
  */
@@ -12,48 +12,13 @@
 #include "../kernel.h"
 #include "probe_stage.h"
 #include "trace.h"
+#include "../kernel_request.h"
 
 #define PERF_TYPE_KPROBE	6	/* perf_pmu_register(&perf_kprobe, "kprobe", -1): the first
 					 * dynamic type (PERF_TYPE_MAX), as on the reference 6.1 */
 #define PERF_PROBE_CONFIG_IS_RETPROBE	(1U << 0)
-#define KPROBE_FUNC_LEN		512	/* KSYM_NAME_LEN */
 
-/* REGISTER/UNREGISTER: a local probe of the kprobe PMU; PERF_OPEN/PERF_CLOSE: a kprobe event of
- * kprobe_events as a tracepoint perf source (its id in probe), TRACE_REG_PERF_REGISTER/UNREGISTER:
- * the host arms its probes for perf (TP_FLAG_PROFILE) and answers how many, their indexes in
- * kprobe_guest.probes written as u32s over func; the event may not go while perf holds it */
-/* DIRECT: the ftrace site at addr
- * calls the trampoline at offset (0: no longer; register_ftrace_direct()), whose is_return bytes
- * of code, named func, the kernel has just written; result 0 or -errno */
-/* UPROBE_REGISTER/UPROBE_UNREGISTER: a consumer of the uprobe PMU's (trace/uprobe_perf.h) at
- * offset in the hostfs file whose host path is in fields and inode number the first u64 of func,
- * addr its reference counter's offset, probe its slot in uprobe_perf_calls[]; result 0 or -errno */
-enum { KPROBE_REQ_REGISTER = 1, KPROBE_REQ_UNREGISTER = 2, KPROBE_REQ_PERF_OPEN = 3, KPROBE_REQ_PERF_CLOSE = 4,
-       KPROBE_REQ_DIRECT = 6, KPROBE_REQ_UPROBE_REGISTER = 7, KPROBE_REQ_UPROBE_UNREGISTER = 8 };
-#define KPROBE_EVENT_MAX_PROBES	(KPROBE_FUNC_LEN / 4)
-#define KPROBE_FIELDS_LEN	4096
-
-/* One request to the host's probe engine; the kernel posts one at a time (kprobe_host_mutex). */
-struct kprobe_host_req {
-	u32 op;				/* KPROBE_REQ_* */
-	u32 is_return;
-	u64 addr;			/* REGISTER without a function: the address (kprobe_addr) */
-	u64 offset;			/* REGISTER with a function: the offset in it (probe_offset) */
-	u32 probe;			/* UNREGISTER: the probe's index in kprobe_guest.probes;
-					 * PERF_OPEN/CLOSE: the event's id */
-	s32 result;			/* REGISTER: the probe's index, PERF_OPEN: the number of
-					 * probes; or -errno */
-	volatile u32 done;		/* the host answered */
-	u32 pad;
-	char func[KPROBE_FUNC_LEN];	/* REGISTER: the function's name; "": by address */
-	char fields[KPROBE_FIELDS_LEN];	/* PERF_OPEN's answer: the event's fields after the common
-					 * ones (its format file's), a line each:
-					 * "type\tname\toffset\tsize\tsigned\n", NUL-terminated */
-};
-
-_Static_assert(offsetof(struct kprobe_host_req, addr) == 8, "kprobe_host_req layout");
-_Static_assert(offsetof(struct kprobe_host_req, probe) == 24, "kprobe_host_req layout");
-_Static_assert(offsetof(struct kprobe_host_req, func) == 40, "kprobe_host_req layout");
+#define KPROBE_EVENT_MAX_PROBES	(KERNEL_REQ_NAME_LEN / 4)	/* PERF_OPEN's answer, as u32s over name */
 
 /* The perf half of a trace_kprobe's trace_event_call: a local one's (the kprobe PMU's), or a
  * kprobe event's of kprobe_events (type its id: the probes of the event share it). */
@@ -69,6 +34,12 @@ struct kprobe_perf_call {
 	struct list_head node;			/* a kprobe event: on kprobe_event_calls */
 	struct trace_event_meta meta;		/* a kprobe event: its fields (for filters) */
 	char *fields_text;			/* the strings its fields point into */
+	/* where it probes, as BPF_TASK_FD_QUERY tells (bpf_get_kprobe_info, bpf_get_uprobe_info):
+	 * a kprobe's function (NULL: at addr) and offset in it, a kprobe event's first probe's;
+	 * a uprobe's path as its perf event named it and offset in the file */
+	char *symbol;
+	u64 offset;
+	u64 addr;
 };
 
 /* the perf call of each probe of kprobe_guest.probes (NULL: none) */
@@ -91,13 +62,17 @@ void kprobe_event_perf_put(struct kprobe_perf_call *call);
 /* a call with its per-cpu lists, refcount 1 (NULL: no memory); freed once no cpu runs it */
 struct kprobe_perf_call *kprobe_perf_call_alloc(bool event);
 void kprobe_perf_call_free(struct kprobe_perf_call *call);
-/* a request to the host's probe engines, filled by fill(req, arg) (one at a time): its result */
-int kprobe_host_request(void (*fill)(struct kprobe_host_req *req, const void *arg), const void *arg);
+/* the probed address of the kprobe whose BPF programs run on this cpu, 0 outside them */
+u64 kprobe_running_ip(void);
 /* create_local_trace_kprobe()/destroy_local_trace_kprobe() */
 struct kprobe_perf_call *create_local_trace_kprobe(const char *func, u64 addr, u64 offs, bool is_return);
 void destroy_local_trace_kprobe(struct kprobe_perf_call *call);
-/* the call-function interrupt: the host answered a request */
-void kprobe_host_interrupt(void);
+/* bpf_get_kprobe_info()/bpf_get_uprobe_info(): where the kprobe or uprobe of a perf event
+ * (one of its PMU's, or of a kprobe event: perf_type_tracepoint) probes */
+int bpf_get_kprobe_info(const struct perf_event *event, u32 *fd_type, const char **symbol, u64 *probe_offset,
+			u64 *probe_addr, bool perf_type_tracepoint);
+int bpf_get_uprobe_info(const struct perf_event *event, u32 *fd_type, const char **filename, u64 *probe_offset,
+			bool perf_type_tracepoint);
 /* kernel/trace_event_perf.c */
 int perf_kprobe_init(struct perf_event *event, bool is_retprobe);
 void perf_kprobe_destroy(struct perf_event *event);

@@ -151,6 +151,11 @@ void tracing_record_taskinfo_sched_switch(struct task_struct *prev, struct task_
  * trace_cmdline.c) */
 void tracing_record_task_rename(struct task_struct *tsk, const char *comm_before);
 
+/* trace_set_clr_event(): the top-level array's events of system named event enabled (set) or
+ * disabled, as their enable files would do it; sleeps (the host keeps the files:
+ * kernel/trace_events.c); 0 or -errno (-EINVAL: none matched) */
+int trace_set_clr_event(const char *system, const char *event, int set);
+
 void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
 				  unsigned long irqflags);
 

@@ -148,6 +148,25 @@ enum bpf_stack_build_id_status {
 	BPF_STACK_BUILD_ID_VALID = 1,	/* with valid build_id and offset */
 	BPF_STACK_BUILD_ID_IP = 2,	/* couldn't get build_id, fallback to ip */
 };
+/* a socket filter's context: the program's view of the sk_buff (convert_ctx_access() makes its
+ * loads the kernel's) */
+struct __sk_buff {
+	__u32 len, pkt_type, mark, queue_mapping, protocol, vlan_present, vlan_tci, vlan_proto;
+	__u32 priority, ingress_ifindex, ifindex, tc_index;
+	__u32 cb[5];
+	__u32 hash, tc_classid, data, data_end, napi_id;
+	__u32 family, remote_ip4, local_ip4, remote_ip6[4], local_ip6[4], remote_port, local_port;
+	__u32 data_meta;
+	__u64 flow_keys;	/* __bpf_md_ptr()s: a pointer in 8 bytes */
+	__u64 tstamp;
+	__u32 wire_len, gso_segs;
+	__u64 sk;
+	__u32 gso_size;
+	__u8 tstamp_type;
+	__u32 :24;
+	__u64 hwtstamp;
+};
+
 struct bpf_stack_build_id {
 	__s32 status;
 	unsigned char build_id[BPF_BUILD_ID_SIZE];
@@ -340,6 +359,22 @@ union bpf_attr {
 		__u32	link_fd;
 		__u32	flags;
 	} iter_create;
+	struct {	/* BPF_TASK_FD_QUERY */
+		__u32	pid;		/* in: the task's pid */
+		__u32	fd;		/* in: its fd */
+		__u32	flags;		/* in: 0 */
+		__u32	buf_len;	/* in: buf's size; out: the name's length */
+		__u64	buf;		/* in: where the name goes (tracepoint, function or file) */
+		__u32	prog_id;	/* out */
+		__u32	fd_type;	/* out: BPF_FD_TYPE_* */
+		__u64	probe_offset;	/* out: a kprobe's offset in its function, a uprobe's in its file */
+		__u64	probe_addr;	/* out: a kprobe's address (without a function) */
+	} task_fd_query;
+	struct {	/* BPF_PROG_BIND_MAP */
+		__u32	prog_fd;
+		__u32	map_fd;
+		__u32	flags;
+	} prog_bind_map;
 	char __size[144];	/* sizeof(union bpf_attr) in 6.1 */
 } __attribute__((aligned(8)));
 
@@ -429,14 +464,66 @@ struct bpf_btf_info {
 	__u32 kernel_btf;
 } __attribute__((aligned(8)));
 
+/* what BPF_TASK_FD_QUERY found the fd to be */
+enum bpf_task_fd_type {
+	BPF_FD_TYPE_RAW_TRACEPOINT, BPF_FD_TYPE_TRACEPOINT, BPF_FD_TYPE_KPROBE, BPF_FD_TYPE_KRETPROBE,
+	BPF_FD_TYPE_UPROBE, BPF_FD_TYPE_URETPROBE,
+};
+
+enum bpf_link_type {
+	BPF_LINK_TYPE_UNSPEC = 0, BPF_LINK_TYPE_RAW_TRACEPOINT = 1, BPF_LINK_TYPE_TRACING = 2,
+	BPF_LINK_TYPE_CGROUP = 3, BPF_LINK_TYPE_ITER = 4, BPF_LINK_TYPE_NETNS = 5, BPF_LINK_TYPE_XDP = 6,
+	BPF_LINK_TYPE_PERF_EVENT = 7, BPF_LINK_TYPE_KPROBE_MULTI = 8, BPF_LINK_TYPE_STRUCT_OPS = 9,
+};
+
+/* BPF_OBJ_GET_INFO_BY_FD of a link (the members of the link types here) */
+struct bpf_link_info {
+	__u32 type;
+	__u32 id;
+	__u32 prog_id;
+	union {
+		struct {
+			__aligned_u64 tp_name;	/* in/out: the tracepoint's name */
+			__u32 tp_name_len;	/* in/out: its buffer's length */
+		} raw_tracepoint;
+		struct {
+			__u32 attach_type;
+			__u32 target_obj_id;	/* the BTF object holding the target (vmlinux's) */
+			__u32 target_btf_id;	/* the target's BTF type id */
+		} tracing;
+		struct {
+			__aligned_u64 target_name;	/* in/out: the iterator target's name */
+			__u32 target_name_len;	/* in/out: its buffer's length */
+			union {
+				struct {
+					__u32 map_id;
+				} map;
+			};
+			union {
+				struct {
+					__u64 cgroup_id;
+					__u32 order;
+				} cgroup;
+				struct {
+					__u32 tid;
+					__u32 pid;
+				} task;
+			};
+		} iter;
+	};
+} __attribute__((aligned(8)));
+_Static_assert(sizeof(struct bpf_link_info) == 48, "bpf_link_info as 6.1's");
+
 /* helpers, by number (___BPF_FUNC_MAPPER) */
 enum bpf_func_id {
 	BPF_FUNC_unspec, BPF_FUNC_map_lookup_elem, BPF_FUNC_map_update_elem,
 	BPF_FUNC_map_delete_elem, BPF_FUNC_probe_read, BPF_FUNC_ktime_get_ns,
 	BPF_FUNC_trace_printk, BPF_FUNC_get_prandom_u32, BPF_FUNC_get_smp_processor_id,
+	BPF_FUNC_tail_call = 12, BPF_FUNC_map_push_elem = 87, BPF_FUNC_map_pop_elem = 88,
+	BPF_FUNC_map_peek_elem = 89, BPF_FUNC_strtol = 105, BPF_FUNC_strtoul = 106, BPF_FUNC_strncmp = 182, BPF_FUNC_snprintf = 165,
 	BPF_FUNC_get_current_pid_tgid = 14, BPF_FUNC_get_current_uid_gid = 15,
 	BPF_FUNC_get_current_comm = 16, BPF_FUNC_perf_event_read = 22, BPF_FUNC_perf_event_output = 25,
-	BPF_FUNC_get_stackid = 27, BPF_FUNC_get_current_task = 35, BPF_FUNC_get_stack = 67, BPF_FUNC_perf_event_read_value = 55,
+	BPF_FUNC_get_stackid = 27, BPF_FUNC_get_current_task = 35, BPF_FUNC_skb_under_cgroup = 33, BPF_FUNC_current_task_under_cgroup = 37, BPF_FUNC_get_stack = 67, BPF_FUNC_perf_event_read_value = 55,
 	BPF_FUNC_perf_prog_read_value = 56,
 	BPF_FUNC_skb_output = 111, BPF_FUNC_xdp_output = 121,
 	BPF_FUNC_probe_read_str = 45, BPF_FUNC_probe_read_user = 112,
@@ -445,7 +532,7 @@ enum bpf_func_id {
 	BPF_FUNC_ringbuf_output = 130, BPF_FUNC_ringbuf_reserve = 131, BPF_FUNC_ringbuf_submit = 132,
 	BPF_FUNC_ringbuf_discard = 133, BPF_FUNC_ringbuf_query = 134,
 	BPF_FUNC_seq_printf = 126, BPF_FUNC_seq_write = 127, BPF_FUNC_d_path = 147,
-	BPF_FUNC_ktime_get_coarse_ns = 160, BPF_FUNC_for_each_map_elem = 164, BPF_FUNC_loop = 181,
+	BPF_FUNC_ktime_get_coarse_ns = 160, BPF_FUNC_get_func_ip = 173, BPF_FUNC_for_each_map_elem = 164, BPF_FUNC_loop = 181,
 	BPF_FUNC_get_numa_node_id = 42, BPF_FUNC_jiffies64 = 118, BPF_FUNC_ktime_get_boot_ns = 125,
 	BPF_FUNC_map_lookup_percpu_elem = 195, BPF_FUNC_ktime_get_tai_ns = 208,
 	__BPF_FUNC_MAX_ID = 210,

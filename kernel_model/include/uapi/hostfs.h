@@ -11,7 +11,8 @@
  * holds none of them); READ, READDIR (raw linux_dirent64 records from a host directory
  * cookie), READLINK fill a buffer of at most a page; RELEASE gives the node back; STATFS gives the
 counts of the host file system the node is on (fstatfs); GETXATTR the node's extended attribute
-`name` into the buffer (len 0: its size only), as lgetxattr(2) gives it.  The host
+`name` into the buffer (len 0: its size only), as lgetxattr(2) gives it; LISTXATTR its names, as
+llistxattr(2) gives them.  The host
  * holds a bounded number of nodes (ENFILE past it); the host's kernel file systems (proc,
  * sysfs, tracefs, debugfs, bpf, cgroup, FUSE, devpts, ...) are sealed: empty directories.
  */
@@ -19,7 +20,7 @@ counts of the host file system the node is on (fstatfs); GETXATTR the node's ext
 #define _UAPI_HOSTFS_H
 
 enum hostfs_op { HOSTFS_LOOKUP = 1, HOSTFS_GETATTR, HOSTFS_READ, HOSTFS_READDIR, HOSTFS_READLINK, HOSTFS_RELEASE,
-		HOSTFS_STATFS, HOSTFS_GETXATTR };
+		HOSTFS_STATFS, HOSTFS_GETXATTR, HOSTFS_LISTXATTR };
 struct hostfs_stat {
 	unsigned long long dev, ino, nlink;
 	unsigned int mode, uid, gid, pad;
@@ -43,7 +44,7 @@ struct hostfs_req {
 	unsigned int mode;		/* out (LOOKUP): type and permissions */
 	unsigned long long ino;		/* out (LOOKUP): the host's inode number */
 	union {
-		struct hostfs_stat st;		/* out (GETATTR) */
+		struct hostfs_stat st;		/* out (GETATTR; LOOKUP: st.dev, the node's device) */
 		struct hostfs_statfs sfs;	/* out (STATFS) */
 	};
 	char name[256];			/* in (LOOKUP, GETXATTR) */

@@ -17,6 +17,7 @@ struct perf_pool_status {
 	unsigned int ringbuf;		/* the region holds a BPF ring buffer map (kernel/bpf/ringbuf.c),
 					 * not a perf buffer: its consumer_pos starts page 0 and its
 					 * producer_pos page 1; wakeups count bpf_ringbuf_notify()s */
+	unsigned long long ringbuf_mask;	/* its data's size less one; the data from page 2 */
 };
 
 #define PERF_POOL_STATUS_PAGES 1	/* at the region's end */

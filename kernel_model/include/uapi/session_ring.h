@@ -63,6 +63,10 @@ enum session_blob_kind {
 	SESSION_BLOB_IN = 0,		/* bytes the call reads: copied in */
 	SESSION_BLOB_OUT = 1,		/* memory the call writes: len bytes of scratch, no data */
 	SESSION_BLOB_STRV = 2,		/* argv/envp: `count` NUL-terminated strings, packed */
+	SESSION_BLOB_IOV = 3,		/* readv's and writev's struct iovec array (`count` of them):
+					 * laid out with each iov_base at the output window (the
+					 * buffers' bytes are the host's: what the call moves there is
+					 * not copied) */
 };
 
 struct session_blob {
@@ -92,13 +96,15 @@ struct session_record {
 			int helper;		/* a process of the simulator's own tools: no calls follow */
 			char comm[16];		/* its name when first seen */
 			/* a process without a parent in the session (ppid 0): what it started with, in
-			 * the payload: its cwd (cwd_len bytes with the NUL, padded to 8), then nr_fds
-			 * struct session_fd, each followed by its path (padded to 8) */
+			 * the payload: its cwd (cwd_len bytes with the NUL, padded to 8), then
+			 * nr_rlimits struct session_rlimit (its resource limits, RLIMIT_* order),
+			 * then nr_fds struct session_fd, each followed by its path (padded to 8) */
 			unsigned short cwd_len;
 			unsigned short nr_fds;
 			int pgid, sid;		/* its process group and session, as the namespace sees them */
 			unsigned int tty;	/* its controlling terminal's device number (0: none) */
-			int pad;
+			unsigned short nr_rlimits;
+			unsigned short pad;
 		} task;
 		struct {
 			int status;		/* as wait4 reports it */
@@ -152,6 +158,12 @@ struct session_vma {
 #define SESSION_VMA_HEAP	0x40	/* [heap] */
 #define SESSION_VMA_SPECIAL	0x80	/* [vdso], [vvar]...: the kernel's own pages */
 #define SESSION_MAPS_MAX_VMAS	8192	/* at most this many in all */
+
+/* A resource limit of a process without a parent in the session, as the host gave it (its
+ * prlimit(2)): the kernel's task starts with these, not with init's (NEW_TASK). */
+struct session_rlimit {
+	unsigned long long cur, max;	/* RLIM_INFINITY: ~0 */
+};
 
 /* An fd a process without a parent in the session had when first seen (NEW_TASK). */
 struct session_fd {

@@ -1,7 +1,8 @@
 /* Array maps (kernel/bpf/arraymap.c): BPF_MAP_TYPE_ARRAY and PERCPU_ARRAY.  Every element
  * exists from creation, zeroed; a per-cpu array keeps one value per possible cpu.  And the fd
- * array BPF_MAP_TYPE_PERF_EVENT_ARRAY: perf events put in by fd, where bpf_perf_event_output()
- * writes. */
+ * arrays BPF_MAP_TYPE_PERF_EVENT_ARRAY (perf events put in by fd, where bpf_perf_event_output()
+ * writes), BPF_MAP_TYPE_PROG_ARRAY (programs put in by fd, where bpf_tail_call() jumps) and
+ * BPF_MAP_TYPE_CGROUP_ARRAY. */
 #include "../../include/bpf.h"
 #include "../../include/btf.h"
 #include "../../include/fs.h"
@@ -11,13 +12,6 @@
 				BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG | BPF_F_PRESERVE_ELEMS | BPF_F_INNER_MAP)
 #define PCPU_MIN_UNIT_SIZE (32 << 10)
 #define INT_MAX 0x7fffffff
-
-struct bpf_array {
-	struct bpf_map map;
-	u32 elem_size;		/* round_up(value_size, 8) */
-	u32 stride;		/* bytes per index: elem_size, times the cpus for a per-cpu array */
-	char *value;
-};
 
 static int array_map_alloc_check(union bpf_attr *attr)
 {
@@ -39,7 +33,7 @@ static int array_map_alloc_check(union bpf_attr *attr)
 }
 
 /* an array of max_entries elements, stride bytes apart, elem_size of each a cpu's value */
-static struct bpf_map *array_alloc(union bpf_attr *attr, u32 elem_size, u64 stride)
+static notrace struct bpf_map *array_alloc(union bpf_attr *attr, u32 elem_size, u64 stride)
 {
 	u64 size = stride * attr->max_entries;
 	struct bpf_array *array;
@@ -49,7 +43,17 @@ static struct bpf_map *array_alloc(union bpf_attr *attr, u32 elem_size, u64 stri
 	array = kzalloc(sizeof(*array), GFP_KERNEL);
 	if (!array)
 		return (void *)(long)-ENOMEM;
-	array->value = bpf_map_area_alloc(size, NUMA_NO_NODE);	/* vmalloc'd when large, as 6.1's */
+	array->region = -1;
+	if (attr->map_flags & BPF_F_MMAPABLE) {
+		/* pages a session's process can map: a perf pool region, as a ring buffer's */
+		array->region = perf_pool_get_pages(PAGE_ALIGN(size) >> PAGE_SHIFT);
+		if (array->region >= 0) {
+			array->value = perf_pool_page(array->region, 0);
+			memset(array->value, 0, PAGE_ALIGN(size));
+		}
+	} else {
+		array->value = bpf_map_area_alloc(size, NUMA_NO_NODE);	/* vmalloc'd when large, as 6.1's */
+	}
 	if (!array->value) {
 		kfree(array);
 		return (void *)(long)-ENOMEM;
@@ -72,7 +76,10 @@ static void array_map_free(struct bpf_map *map)
 {
 	struct bpf_array *array = container_of(map, struct bpf_array, map);
 
-	bpf_map_area_free(array->value);
+	if (array->region >= 0)
+		perf_pool_put(array->region);
+	else
+		bpf_map_area_free(array->value);
 	kfree(array);
 }
 
@@ -277,6 +284,20 @@ static noinline long bpf_for_each_array_elem(struct bpf_map *map, bpf_callback_t
 	return num_elems;
 }
 
+/* array_map_mmap(): the values of a BPF_F_MMAPABLE array, from their start (pgoff pages in)
+ * and within their pages; the pool region they are, which the served mmap maps at the same
+ * offset */
+static long array_map_mmap(struct bpf_map *map, unsigned long len, unsigned long prot, unsigned long pgoff)
+{
+	struct bpf_array *array = container_of(map, struct bpf_array, map);
+
+	if (!(map->map_flags & BPF_F_MMAPABLE))
+		return -EINVAL;
+	if ((u64)pgoff * PAGE_SIZE + len > PAGE_ALIGN((u64)map->max_entries * array->elem_size))
+		return -EINVAL;
+	return array->region;
+}
+
 const struct bpf_map_ops array_map_ops = {
 	.map_gen_lookup = array_map_gen_lookup,
 	.map_alloc_check = array_map_alloc_check,
@@ -288,6 +309,7 @@ const struct bpf_map_ops array_map_ops = {
 	.map_delete_elem = array_map_delete_elem,
 	.map_direct_value_addr = array_map_direct_value_addr,
 	.map_direct_value_meta = array_map_direct_value_meta,
+	.map_mmap_shared = array_map_mmap,
 	.map_check_btf = array_map_check_btf,
 	.map_for_each_callback = bpf_for_each_array_elem,
 	.map_lookup_batch = generic_map_lookup_batch,
@@ -416,5 +438,162 @@ const struct bpf_map_ops perf_event_array_map_ops = {
 	.map_delete_elem = fd_array_map_delete_elem,
 	.map_fd_update_elem = perf_event_fd_array_update_elem,
 	.map_release = perf_event_fd_array_release,
+	.map_check_btf = map_check_no_btf,
+};
+
+/*
+ * ---- BPF_MAP_TYPE_CGROUP_ARRAY: a cgroup per index, for bpf_current_task_under_cgroup() ----
+ * This kernel has no cgroups: cgroup_get_from_fd() finds no cgroup directory behind any fd
+ * (EBADF, as 6.1 answers for a file that is not one), so no slot ever holds one.  The map is
+ * still made, as libbpf-tools make theirs (for -c) when they do not filter.
+ */
+static notrace struct bpf_map *cgroup_array_map_alloc(union bpf_attr *attr)
+{
+	return array_alloc(attr, sizeof(void *), sizeof(void *));
+}
+
+/* bpf_fd_array_map_update_elem() with cgroup_fd_array_get_ptr() */
+static notrace int cgroup_fd_array_update_elem(struct bpf_map *map, struct file *map_file, void *key, void *value,
+					       u64 map_flags)
+{
+	if (map_flags != BPF_ANY)
+		return -EINVAL;
+	if (*(u32 *)key >= map->max_entries)
+		return -E2BIG;
+	return -EBADF;	/* no such fd, or a file that is no cgroup directory */
+}
+
+/* fd_array_map_delete_elem(): an empty slot */
+static notrace long cgroup_fd_array_delete_elem(struct bpf_map *map, void *key)
+{
+	return *(u32 *)key >= map->max_entries ? -E2BIG : -ENOENT;
+}
+
+const struct bpf_map_ops cgroup_array_map_ops = {
+	.map_alloc_check = fd_array_map_alloc_check,
+	.map_alloc = cgroup_array_map_alloc,
+	.map_free = array_map_free,
+	.map_get_next_key = array_map_get_next_key,
+	.map_lookup_elem = fd_array_map_lookup_elem,
+	.map_delete_elem = cgroup_fd_array_delete_elem,
+	.map_fd_update_elem = cgroup_fd_array_update_elem,
+	.map_check_btf = map_check_no_btf,
+};
+
+/*
+ * ---- BPF_MAP_TYPE_PROG_ARRAY: a program per index, for bpf_tail_call() ----
+ * The programs, put in by fd, are referenced by the map; a program that tail-calls through it
+ * references the map: the cycle is broken when the map's last file goes (map_release_uref
+ * empties it, as 6.1's prog_array_map_clear() does from a work item).  Every program in it and
+ * every program using it have the same type and are all JITed or all interpreted.
+ */
+static noinline struct bpf_map *prog_array_map_alloc(union bpf_attr *attr)
+{
+	struct bpf_array *array;
+	u64 size = sizeof(*array) + (u64)attr->max_entries * sizeof(void *);
+
+	if (size >= U32_MAX - PAGE_SIZE)
+		return (void *)(long)-ENOMEM;
+	array = bpf_map_area_alloc(size, NUMA_NO_NODE);	/* (zeroed: no programs yet) */
+	if (!array)
+		return (void *)(long)-ENOMEM;
+	array->region = -1;
+	array->value = (char *)array->ptrs;	/* for array_elem() */
+	array->elem_size = array->stride = sizeof(void *);
+	bpf_map_init_from_attr(&array->map, attr);
+	return &array->map;
+}
+
+/* prog_fd_array_get_ptr(): a reference on the program of fd, if the map can take it */
+static noinline struct bpf_prog *prog_fd_array_get_ptr(struct bpf_map *map, int fd)
+{
+	struct bpf_prog *prog = bpf_prog_get(fd);
+
+	if (IS_ERR(prog))
+		return prog;
+	if (!bpf_prog_map_compatible(map, prog)) {
+		bpf_prog_put(prog);
+		return (void *)(long)-EINVAL;
+	}
+	return prog;
+}
+
+/* bpf_fd_array_map_update_elem() with prog_fd_array_get_ptr() */
+static notrace int prog_fd_array_update_elem(struct bpf_map *map, struct file *map_file, void *key, void *value,
+					     u64 map_flags)
+{
+	struct bpf_array *array = container_of(map, struct bpf_array, map);
+	u32 index = *(u32 *)key;
+	struct bpf_prog *prog, *old;
+
+	if (map_flags != BPF_ANY)
+		return -EINVAL;
+	if (index >= map->max_entries)
+		return -E2BIG;
+	prog = prog_fd_array_get_ptr(map, *(u32 *)value);
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	old = __atomic_exchange_n(&array->ptrs[index], prog, __ATOMIC_ACQ_REL);
+	if (old)
+		bpf_prog_put(old);	/* (freed after a grace period: a tail call may be in it) */
+	return 0;
+}
+
+static notrace long prog_fd_array_delete_elem(struct bpf_map *map, void *key)
+{
+	struct bpf_array *array = container_of(map, struct bpf_array, map);
+	u32 index = *(u32 *)key;
+	struct bpf_prog *old;
+
+	if (index >= map->max_entries)
+		return -E2BIG;
+	old = __atomic_exchange_n(&array->ptrs[index], NULL, __ATOMIC_ACQ_REL);
+	if (!old)
+		return -ENOENT;
+	bpf_prog_put(old);
+	return 0;
+}
+
+/* bpf_fd_array_map_lookup_elem() with prog_fd_array_sys_lookup_elem(): the program's id */
+static noinline int prog_fd_array_sys_lookup_elem(struct bpf_map *map, void *key, u32 *value)
+{
+	struct bpf_array *array = container_of(map, struct bpf_array, map);
+	u32 index = *(u32 *)key;
+	struct bpf_prog *prog;
+
+	if (index >= map->max_entries)
+		return -ENOENT;
+	prog = READ_ONCE(array->ptrs[index]);
+	if (!prog)
+		return -ENOENT;
+	*value = prog->id;
+	return 0;
+}
+
+/* prog_array_map_clear(): bpf_fd_array_map_clear() once no file of the map is left */
+static noinline void prog_array_map_clear(struct bpf_map *map)
+{
+	u32 i;
+
+	for (i = 0; i < map->max_entries; i++)
+		prog_fd_array_delete_elem(map, &i);
+}
+
+static noinline void prog_array_map_free(struct bpf_map *map)
+{
+	prog_array_map_clear(map);	/* (none left: the last file emptied it) */
+	bpf_map_area_free(container_of(map, struct bpf_array, map));
+}
+
+const struct bpf_map_ops prog_array_map_ops = {
+	.map_alloc_check = fd_array_map_alloc_check,
+	.map_alloc = prog_array_map_alloc,
+	.map_free = prog_array_map_free,
+	.map_get_next_key = array_map_get_next_key,
+	.map_lookup_elem = fd_array_map_lookup_elem,
+	.map_delete_elem = prog_fd_array_delete_elem,
+	.map_fd_update_elem = prog_fd_array_update_elem,
+	.map_fd_sys_lookup_elem = prog_fd_array_sys_lookup_elem,
+	.map_release_uref = prog_array_map_clear,
 	.map_check_btf = map_check_no_btf,
 };

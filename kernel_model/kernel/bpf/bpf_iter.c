@@ -323,8 +323,21 @@ static void bpf_iter_link_release(struct bpf_link *link)
 	kfree(container_of(link, struct bpf_iter_link, link));
 }
 
+/* bpf_iter_link_fill_link_info(): the target's name, then what the target says of the link */
+static int bpf_iter_link_fill_link_info(const struct bpf_link *link, struct bpf_link_info *info)
+{
+	const struct bpf_iter_link *iter_link = container_of(link, struct bpf_iter_link, link);
+	const struct bpf_iter_reg *reg = iter_link->tinfo->reg_info;
+	int err = bpf_link_info_name(info->iter.target_name, &info->iter.target_name_len, reg->target);
+
+	if (err || !reg->fill_link_info)
+		return err;
+	return reg->fill_link_info(&iter_link->aux, info);
+}
+
 static const struct bpf_link_ops bpf_iter_link_lops = {
 	.release = bpf_iter_link_release,
+	.fill_link_info = bpf_iter_link_fill_link_info,
 };
 
 /* bpf_iter_link_attach(): BPF_LINK_CREATE of an iterator program: a link to its target (with
@@ -367,8 +380,7 @@ int bpf_iter_link_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 	link = kzalloc(sizeof(*link), GFP_KERNEL);
 	if (!link)
 		return -ENOMEM;
-	link->link.ops = &bpf_iter_link_lops;
-	link->link.prog = prog;
+	bpf_link_init(&link->link, BPF_LINK_TYPE_ITER, &bpf_iter_link_lops, prog);
 	link->tinfo = tinfo;
 	if (tinfo->reg_info->attach_target) {
 		err = tinfo->reg_info->attach_target(prog, &linfo, &link->aux);
@@ -384,7 +396,7 @@ int bpf_iter_link_attach(const union bpf_attr *attr, struct bpf_prog *prog)
 }
 
 /* prepare_seq_file(): the fd's seq_file, its private data holding a reference on the program */
-static int prepare_seq_file(struct file *file, struct bpf_iter_link *link, const struct bpf_iter_seq_info *seq_info)
+static noinline int prepare_seq_file(struct file *file, struct bpf_iter_link *link, const struct bpf_iter_seq_info *seq_info)
 {
 	struct bpf_iter_priv_data *priv_data;
 	struct bpf_prog *prog = link->link.prog;

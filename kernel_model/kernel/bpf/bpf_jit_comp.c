@@ -10,8 +10,8 @@
  * Registers as 6.1 maps them: R0-R5 are rax, rdi, rsi, rdx, rcx, r8 (a helper's arguments and
  * return value where the C calling convention has them), R6-R9 the callee-saved rbx, r13,
  * r14, r15, the frame pointer R10 is rbp; r10 and r11 are the JIT's scratch (BPF_REG_AX,
- * AUX_REG).  The prologue leaves 5 bytes of nop and 2 more (6.1's room for a trampoline and
- * the tail call count), makes a frame, reserves the program's stack below rbp and saves the
+ * AUX_REG).  The prologue leaves 5 bytes of nop (6.1's room for a trampoline), zeroes the tail
+ * call count in a program that may make tail calls (else 2 bytes of nop), makes a frame, reserves the program's stack below rbp and saves the
  * callee-saved registers the program uses.
  *
  * Code is emitted in passes until its length stops shrinking (jumps take their short forms
@@ -22,8 +22,14 @@
  * on it zeroes the destination and goes on past it (ex_handler_bpf(), from the page fault and
  * general protection handlers' fixup_exception()).
  *
- * Not here, as the verifier accepts none of them: tail calls (no program arrays), kfuncs,
- * BPF_NOSPEC, classic BPF, constant blinding (bpf_jit_harden is 0).
+ * A tail call (bpf_tail_call()) jumps into the next program's image past its frame's making
+ * (X86_TAIL_CALL_OFFSET), this frame unwound but for rbp; the count of tail calls made is kept
+ * below the stack of each frame a tail call is reachable from (pushed rax: zeroed by the main
+ * program's prologue, passed in rax down bpf-to-bpf calls).
+ *
+ * Not here, as the verifier makes none of them: direct tail calls (patched as the program array
+ * changes: each is indirect), kfuncs, BPF_NOSPEC, classic BPF, constant blinding (bpf_jit_harden
+ * is 0).
  */
 #include "../../include/bpf.h"
 #include "../../include/bpf_jit.h"
@@ -85,6 +91,8 @@ static const u8 simple_alu_opcodes[] = {
 
 struct jit_context {
 	int cleanup_addr;	/* the epilogue's offset */
+	/* where the last pass's tail call went on when it did not jump, from its start */
+	int tail_call_indirect_label;
 };
 
 /* what a function of a program of several (is_func) keeps between its JIT and its extra pass */
@@ -117,6 +125,7 @@ static __always_inline u8 *emit_code(u8 *ptr, u32 bytes, unsigned int len)
 #define EMIT1_off32(b1, off)		do { EMIT1(b1); EMIT(off, 4); } while (0)
 #define EMIT2_off32(b1, b2, off)	do { EMIT2(b1, b2); EMIT(off, 4); } while (0)
 #define EMIT3_off32(b1, b2, b3, off)	do { EMIT3(b1, b2, b3); EMIT(off, 4); } while (0)
+#define EMIT4_off32(b1, b2, b3, b4, off)	do { EMIT4(b1, b2, b3, b4); EMIT(off, 4); } while (0)
 
 static __always_inline bool is_imm8(int value)
 {
@@ -221,7 +230,7 @@ static __always_inline void push_callee_regs(u8 **pprog, const bool *callee_regs
 	*pprog = prog;
 }
 
-static __always_inline void pop_callee_regs(u8 **pprog, const bool *callee_regs_used)
+static noinline void pop_callee_regs(u8 **pprog, const bool *callee_regs_used)
 {
 	u8 *prog = *pprog;
 
@@ -255,16 +264,75 @@ static __always_inline void emit_nops(u8 **pprog, int len)
 	*pprog = prog;
 }
 
-static __always_inline void emit_prologue(u8 **pprog, u32 stack_depth)
+/* a tail call jumps here in the next program's image: past the nops, the count's zeroing and
+ * the frame's making */
+#define X86_TAIL_CALL_OFFSET	11
+
+static __always_inline void emit_prologue(u8 **pprog, u32 stack_depth, bool tail_call_reachable, bool is_subprog)
 {
 	u8 *prog = *pprog;
 
 	emit_nops(&prog, X86_PATCH_SIZE);	/* room for a trampoline's call */
-	EMIT2(0x66, 0x90);			/* nop2: no tail call count to clear */
+	if (tail_call_reachable && !is_subprog)
+		EMIT2(0x31, 0xC0);		/* xor eax, eax: no tail call yet */
+	else
+		EMIT2(0x66, 0x90);		/* nop2 */
 	EMIT1(0x55);				/* push rbp */
 	EMIT3(0x48, 0x89, 0xE5);		/* mov rbp, rsp */
+	/* X86_TAIL_CALL_OFFSET is here */
 	if (stack_depth)			/* sub rsp, rounded_stack_depth */
 		EMIT3_off32(0x48, 0x81, 0xEC, ALIGN(stack_depth, 8));
+	if (tail_call_reachable)
+		EMIT1(0x50);			/* push rax: the tail call count */
+	*pprog = prog;
+}
+
+/*
+ * emit_bpf_tail_call_indirect(): bpf_tail_call(ctx in rdi, the program array in rsi, the index
+ * in rdx), as 6.1's:
+ *	if (index >= array->map.max_entries) goto out;
+ *	if (tail_call_cnt++ >= MAX_TAIL_CALL_CNT) goto out;
+ *	prog = array->ptrs[index]; if (!prog) goto out;
+ *	unwind this frame but rbp; goto *(prog->bpf_func + X86_TAIL_CALL_OFFSET);
+ * out: (the label is the last pass's: the passes run until the code stops changing)
+ */
+_Static_assert(offsetof(struct bpf_array, map.max_entries) < 128, "cmp [rsi + imm8]");
+static notrace void emit_bpf_tail_call_indirect(u8 **pprog, const bool *callee_regs_used, u32 stack_depth,
+						 struct jit_context *ctx)
+{
+	int tcc_off = -4 - (int)ALIGN(stack_depth, 8);
+	u8 *prog = *pprog, *start = *pprog;
+	int offset;
+
+	EMIT2(0x89, 0xD2);				/* mov edx, edx */
+	EMIT3(0x39, 0x56, offsetof(struct bpf_array, map.max_entries));	/* cmp dword ptr [rsi + off], edx */
+	offset = ctx->tail_call_indirect_label - (prog + 2 - start);
+	EMIT2(X86_JBE, offset);				/* jbe out */
+
+	EMIT2_off32(0x8B, 0x85, tcc_off);		/* mov eax, dword ptr [rbp + tcc_off] */
+	EMIT3(0x83, 0xF8, MAX_TAIL_CALL_CNT);		/* cmp eax, MAX_TAIL_CALL_CNT */
+	offset = ctx->tail_call_indirect_label - (prog + 2 - start);
+	EMIT2(X86_JAE, offset);				/* jae out */
+	EMIT3(0x83, 0xC0, 0x01);			/* add eax, 1 */
+	EMIT2_off32(0x89, 0x85, tcc_off);		/* mov dword ptr [rbp + tcc_off], eax */
+
+	/* mov rcx, [rsi + rdx * 8 + offsetof(ptrs)] */
+	EMIT4_off32(0x48, 0x8B, 0x8C, 0xD6, offsetof(struct bpf_array, ptrs));
+	EMIT3(0x48, 0x85, 0xC9);			/* test rcx, rcx */
+	offset = ctx->tail_call_indirect_label - (prog + 2 - start);
+	EMIT2(X86_JE, offset);				/* je out */
+
+	pop_callee_regs(&prog, callee_regs_used);
+	EMIT1(0x58);					/* pop rax: the count, for the next prologue */
+	if (stack_depth)				/* add rsp, sd */
+		EMIT3_off32(0x48, 0x81, 0xC4, ALIGN(stack_depth, 8));
+	/* mov rcx, qword ptr [rcx + offsetof(bpf_func)] (this kernel's bpf_prog: a 32-bit offset) */
+	EMIT3_off32(0x48, 0x8B, 0x89, offsetof(struct bpf_prog, bpf_func));
+	EMIT4(0x48, 0x83, 0xC1, X86_TAIL_CALL_OFFSET);	/* add rcx, X86_TAIL_CALL_OFFSET */
+	EMIT2(0xFF, 0xE1);				/* jmp rcx (no retpoline on this cpu) */
+	EMIT1(0xCC);					/* int3: CONFIG_SLS */
+	/* out: */
+	ctx->tail_call_indirect_label = prog - start;
 	*pprog = prog;
 }
 
@@ -352,7 +420,7 @@ static noinline void emit_insn_suffix(u8 **pprog, u32 ptr_reg, u32 val_reg, int 
 	*pprog = prog;
 }
 
-static __always_inline void maybe_emit_mod(u8 **pprog, u32 dst_reg, u32 src_reg, bool is64)
+static noinline void maybe_emit_mod(u8 **pprog, u32 dst_reg, u32 src_reg, bool is64)
 {
 	u8 *prog = *pprog;
 
@@ -472,11 +540,14 @@ noinline bool ex_handler_bpf(const struct bpf_ex_entry *x, struct pt_regs *regs)
 	return true;
 }
 
-static __always_inline void detect_reg_usage(const struct bpf_insn *insn, int insn_cnt, bool *regs_used)
+static __always_inline void detect_reg_usage(const struct bpf_insn *insn, int insn_cnt, bool *regs_used,
+					     bool *tail_call_seen)
 {
 	int i;
 
 	for (i = 0; i < insn_cnt; i++, insn++) {
+		if (insn->code == (BPF_JMP | BPF_TAIL_CALL))
+			*tail_call_seen = true;
 		if (insn->dst_reg == BPF_REG_6 || insn->src_reg == BPF_REG_6)
 			regs_used[0] = true;
 		if (insn->dst_reg == BPF_REG_7 || insn->src_reg == BPF_REG_7)
@@ -500,6 +571,7 @@ static noinline int do_jit(struct bpf_prog *bpf_prog, int *addrs, u8 *image, int
 {
 	struct bpf_insn *insn = bpf_prog->insnsi;
 	bool callee_regs_used[4] = {};
+	bool tail_call_reachable = bpf_prog->tail_call_reachable, tail_call_seen = false;
 	int insn_cnt = bpf_prog->len;
 	bool seen_exit = false;
 	u8 temp[BPF_MAX_INSN_SIZE + BPF_INSN_SAFETY];
@@ -508,8 +580,10 @@ static noinline int do_jit(struct bpf_prog *bpf_prog, int *addrs, u8 *image, int
 	u8 *prog = temp;
 	int err;
 
-	detect_reg_usage(insn, insn_cnt, callee_regs_used);
-	emit_prologue(&prog, bpf_prog->stack_depth);
+	detect_reg_usage(insn, insn_cnt, callee_regs_used, &tail_call_seen);
+	/* a tail call in this program makes one reachable */
+	tail_call_reachable |= tail_call_seen;
+	emit_prologue(&prog, bpf_prog->stack_depth, tail_call_reachable, bpf_prog->func_idx != 0);
 	push_callee_regs(&prog, callee_regs_used);
 	ilen = prog - temp;
 	if (image)
@@ -865,8 +939,18 @@ st:
 		/* a helper: its address as the verifier gave it, relative to __bpf_call_base */
 		case BPF_JMP | BPF_CALL:
 			func = (u8 *)__bpf_call_base + imm32;
-			if (!imm32 || emit_call(&prog, func, image ? image + addrs[i - 1] : func))
+			if (tail_call_reachable) {
+				/* RESTORE_TAIL_CALL_CNT: rax the count, for a callee's prologue to push */
+				EMIT3_off32(0x48, 0x8B, 0x85, -(int)ALIGN(bpf_prog->stack_depth, 8) - 8);
+				if (!imm32 || emit_call(&prog, func, image ? image + addrs[i - 1] + 7 : func))
+					return -EINVAL;
+			} else if (!imm32 || emit_call(&prog, func, image ? image + addrs[i - 1] : func)) {
 				return -EINVAL;
+			}
+			break;
+
+		case BPF_JMP | BPF_TAIL_CALL:
+			emit_bpf_tail_call_indirect(&prog, callee_regs_used, bpf_prog->stack_depth, ctx);
 			break;
 
 		/* conditional jumps */

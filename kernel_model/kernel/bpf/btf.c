@@ -451,6 +451,11 @@ bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct b
 	arg = get_ctx_arg_idx(t, off);
 	args = (const struct btf_param *)(t + 1);
 	nr_args = btf_type_vlen(t);
+	if (prog->attach_btf_trace) {
+		/* skip the first argument, 'void *__data', of the btf_trace_<name> typedef */
+		args++;
+		nr_args--;
+	}
 	if (arg > nr_args) {
 		bpf_log(log, "func '%s' doesn't have %d-th argument\n", tname, arg + 1);
 		return false;
@@ -525,7 +530,7 @@ static const char *btf_name(u32 name_off)
 /* __btf_resolve_size(): the bytes type takes (an array: all its elements, of *elem_type, id
  * *elem_id, *total_nelems of them); the type past the modifiers (the outer array), its id in
  * *type_id if modifiers were skipped; NULL for a type without a size */
-static const struct btf_type *btf_resolve_size(const struct btf_type *type, u32 *type_size,
+static noinline const struct btf_type *btf_resolve_size(const struct btf_type *type, u32 *type_size,
 					       const struct btf_type **elem_type, u32 *elem_id,
 					       u32 *total_nelems, u32 *type_id)
 {
@@ -790,7 +795,7 @@ static const struct btf_kind_operations *const kind_ops[NR_BTF_KINDS];
 #define BTF_STR_OFFSET_VALID(name_off)	((name_off) <= BTF_MAX_NAME_OFFSET)
 
 static inline bool btf_kind_is(const struct btf_type *t, u32 kind) { return btf_kind(t) == kind; }
-static inline bool btf_type_is_void(const struct btf_type *t) { return t == &btf_void; }
+static noinline bool btf_type_is_void(const struct btf_type *t) { return t == &btf_void; }
 static inline bool btf_type_is_struct(const struct btf_type *t) { return __btf_type_is_struct(t); }
 static inline bool btf_type_is_array(const struct btf_type *t) { return btf_kind_is(t, BTF_KIND_ARRAY); }
 static inline bool btf_type_is_var(const struct btf_type *t) { return btf_kind_is(t, BTF_KIND_VAR); }

@@ -66,6 +66,7 @@ static u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 		[BPF_JMP32 | BPF_JA] = &&JMP32_JA,
 		[BPF_JMP | BPF_CALL] = &&JMP_CALL,
 		[BPF_JMP | BPF_CALL_ARGS] = &&JMP_CALL_ARGS,
+		[BPF_JMP | BPF_TAIL_CALL] = &&JMP_TAIL_CALL,
 		[BPF_JMP | BPF_EXIT] = &&JMP_EXIT,
 		[BPF_LD | BPF_IMM | BPF_DW] = &&LD_IMM_DW,
 #define MEM_OPS(sz) \
@@ -80,6 +81,7 @@ static u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 		[BPF_STX | BPF_ATOMIC | BPF_W] = &&STX_ATOMIC_W,
 		[BPF_STX | BPF_ATOMIC | BPF_DW] = &&STX_ATOMIC_DW,
 	};
+	u32 tail_call_cnt = 0;
 #define CONT	({ insn++; goto select_insn; })
 
 select_insn:
@@ -209,6 +211,27 @@ JMP_CALL_ARGS:
 		regs[BPF_REG_1], regs[BPF_REG_2], regs[BPF_REG_3], regs[BPF_REG_4], regs[BPF_REG_5],
 		insn + insn->off + 1);
 	CONT;
+JMP_TAIL_CALL: {
+	/* bpf_tail_call(ctx, R2 a program array, R3 an index): the program there, if any and
+	 * fewer than MAX_TAIL_CALL_CNT tail calls ran, goes on in this frame and stack (the
+	 * verifier gave an interpreted program using tail calls the largest stack); else the
+	 * next instruction */
+	struct bpf_array *array = container_of((struct bpf_map *)(unsigned long)regs[BPF_REG_2], struct bpf_array, map);
+	u32 index = regs[BPF_REG_3];
+	struct bpf_prog *prog;
+
+	if (unlikely(index >= array->map.max_entries))
+		CONT;
+	if (unlikely(tail_call_cnt >= MAX_TAIL_CALL_CNT))
+		CONT;
+	tail_call_cnt++;
+	prog = READ_ONCE(array->ptrs[index]);
+	if (!prog)
+		CONT;
+	/* R1 is the context: bpf_tail_call_proto's ARG_PTR_TO_CTX */
+	insn = prog->insnsi;
+	goto select_insn;
+}
 JMP_EXIT:
 	return regs[BPF_REG_0];
 
@@ -305,6 +328,45 @@ notrace int bpf_jit_enable_store(int jit_enable)
 	return 0;
 }
 
+/* bpf_tail_call(): the verifier makes each call a BPF_TAIL_CALL instruction, never a call */
+const struct bpf_func_proto bpf_tail_call_proto = {
+	.func = NULL,
+	.ret_type = RET_VOID,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING },
+};
+
+/* bpf_prog_map_compatible(): a program array takes the type of the first program put in it or
+ * loaded using it, and whether it was JITed; the others must have the same (a tail call jumps
+ * into the program's code, or its instructions, with the caller's context) */
+static raw_spinlock_t owner_lock;	/* (6.1's map->owner.lock, one for all maps here) */
+
+noinline bool bpf_prog_map_compatible(struct bpf_map *map, const struct bpf_prog *fp)
+{
+	bool ret = true;
+
+	raw_spin_lock(&owner_lock);
+	if (!map->owner.type) {	/* no owner yet to be compatible with */
+		map->owner.type = fp->type;
+		map->owner.jited = fp->jited;
+	} else {
+		ret = map->owner.type == fp->type && map->owner.jited == fp->jited;
+	}
+	raw_spin_unlock(&owner_lock);
+	return ret;
+}
+
+/* bpf_check_tail_call(): every program array the program uses takes it */
+static int bpf_check_tail_call(const struct bpf_prog *fp)
+{
+	u32 i;
+
+	for (i = 0; i < fp->used_map_cnt; i++)
+		if (fp->used_maps[i]->map_type == BPF_MAP_TYPE_PROG_ARRAY &&
+		    !bpf_prog_map_compatible(fp->used_maps[i], fp))
+			return -EINVAL;
+	return 0;
+}
+
 /* bpf_prog_select_runtime(): the interpreter whose stack holds the program's, then the JIT's
  * image where bpf_jit_enable asked for it at the load and the JIT made one (else the
  * interpreter stays, as 6.1 without CONFIG_BPF_JIT_ALWAYS_ON falls back to it) */
@@ -314,7 +376,7 @@ noinline struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog, int *er
 
 	*err = 0;
 	if (prog->jited)	/* its functions JITed by the verifier (jit_subprogs()) */
-		return prog;
+		goto finalize;
 	prog->bpf_func = interpreters[(ALIGN(depth, 32) / 32) - 1];
 	prog->ksym_slot = -1;
 	if (prog->jit_requested) {
@@ -324,6 +386,8 @@ noinline struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog, int *er
 		prog = bpf_int_jit_compile(prog);
 		bpf_prog_jit_attempt_done(prog);
 	}
+finalize:
+	*err = bpf_check_tail_call(prog);
 	return prog;
 }
 
@@ -537,6 +601,22 @@ noinline void bpf_prog_kallsyms_del_all(struct bpf_prog *prog)
 	for (i = 1; i < prog->func_cnt; i++)
 		bpf_prog_kallsyms_del(prog->func[i]);
 	bpf_prog_kallsyms_del(prog);
+}
+
+/* is_bpf_text_address(): addr in a JITed program's image.  Without ksym_lock: a sample's stack
+ * walk asks from any context (an NMI too), as 6.1 reads its latch tree */
+noinline bool is_bpf_text_address(unsigned long addr)
+{
+	u32 i;
+
+	for (i = 0; i < BPF_JIT_KSYMS; i++) {
+		const struct bpf_jit_ksym *k = &bpf_jit_ksyms[i];
+		unsigned long start = READ_ONCE(k->start);
+
+		if (start && addr >= start && addr < READ_ONCE(k->end))
+			return true;
+	}
+	return false;
 }
 
 /* __bpf_address_lookup() (kallsyms_lookup() of an address in a program's image): its name into

@@ -453,6 +453,27 @@ static long htab_map_delete_elem(struct bpf_map *map, void *key)
 	return 0;
 }
 
+/* htab_map_lookup_and_delete_elem() (and its per-cpu and LRU kin): key's value (each possible
+ * cpu's, 8-byte aligned, of a per-cpu map) copied out of the element unlinked, then the element
+ * freed (an LRU map's back on its free lists) */
+static int htab_map_lookup_and_delete_elem(struct bpf_map *map, void *key, void *value, u64 flags)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l = htab_unlink_key(map, key);
+
+	if (!l)
+		return -ENOENT;
+	if (htab->percpu)
+		memcpy(value, elem_value(htab, l), (u64)htab->value_stride * bpf_num_possible_cpus());
+	else
+		memcpy(value, elem_value(htab, l), map->value_size);
+	if (htab_type_lru(map->map_type))
+		bpf_lru_push_free(&htab->lru_lists, elem_lru_node(l));
+	else
+		htab_put_unlinked(htab, l);
+	return 0;
+}
+
 /* The key after key in bucket order (the first one when key is NULL or absent). */
 static int htab_map_get_next_key(struct bpf_map *map, void *key, void *next_key)
 {
@@ -884,6 +905,7 @@ const struct bpf_map_ops htab_map_ops = {
 	.map_lookup_elem = htab_map_lookup_elem,
 	.map_update_elem = htab_map_update_elem,
 	.map_delete_elem = htab_map_delete_elem,
+	.map_lookup_and_delete_elem = htab_map_lookup_and_delete_elem,
 	.map_for_each_callback = bpf_for_each_hash_elem,
 	BATCH_OPS(htab),
 };
@@ -896,6 +918,7 @@ const struct bpf_map_ops htab_percpu_map_ops = {
 	.map_lookup_elem = htab_percpu_map_lookup_elem,
 	.map_update_elem = htab_map_update_elem,
 	.map_delete_elem = htab_map_delete_elem,
+	.map_lookup_and_delete_elem = htab_map_lookup_and_delete_elem,
 	.map_lookup_percpu = htab_percpu_lookup_all,
 	.map_update_percpu = htab_percpu_update_all,
 	.map_for_each_callback = bpf_for_each_hash_elem,
@@ -913,6 +936,7 @@ const struct bpf_map_ops htab_lru_map_ops = {
 	.map_lookup_elem_sys_only = htab_lru_map_lookup_elem_sys,
 	.map_update_elem = htab_lru_map_update_elem,
 	.map_delete_elem = htab_lru_map_delete_elem,
+	.map_lookup_and_delete_elem = htab_map_lookup_and_delete_elem,
 	.map_for_each_callback = bpf_for_each_hash_elem,
 	BATCH_OPS(htab_lru),
 };
@@ -925,6 +949,7 @@ const struct bpf_map_ops htab_lru_percpu_map_ops = {
 	.map_lookup_elem = htab_lru_percpu_map_lookup_elem,
 	.map_update_elem = htab_lru_percpu_map_update_elem,
 	.map_delete_elem = htab_lru_map_delete_elem,
+	.map_lookup_and_delete_elem = htab_map_lookup_and_delete_elem,
 	.map_lookup_percpu = htab_percpu_lookup_all,
 	.map_update_percpu = htab_lru_percpu_update_all,
 	.map_for_each_callback = bpf_for_each_hash_elem,

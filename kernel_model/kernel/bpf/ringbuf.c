@@ -98,6 +98,7 @@ static notrace struct bpf_ringbuf *bpf_ringbuf_alloc(size_t data_sz)
 		memset(perf_pool_page(region, i), 0, PAGE_SIZE);
 	st = perf_pool_status(region);
 	st->wakeups = 0;
+	st->ringbuf_mask = rb->mask;
 	st->ringbuf = 1;
 	__atomic_add_fetch(&st->generation, 1, __ATOMIC_RELEASE);
 	ringbuf_of_region[region] = rb;

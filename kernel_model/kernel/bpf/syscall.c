@@ -9,6 +9,7 @@
 #include "../../include/mm.h"
 #include "../../include/poll.h"
 #include "../../include/cred.h"
+#include "../../include/pid.h"
 
 #define EBADFD		77
 #define MAP_TYPE_MASK	0x0f
@@ -16,9 +17,11 @@
 /* ---- ids (6.1: idr_alloc_cyclic from 1): the objects in id order, each list under its lock ---- */
 static raw_spinlock_t map_idr_lock;
 static raw_spinlock_t prog_idr_lock;
-static u32 map_next_id = 1, prog_next_id = 1;
+static raw_spinlock_t link_idr_lock;
+static u32 map_next_id = 1, prog_next_id = 1, link_next_id = 1;
 static LIST_HEAD(map_ids);
 static LIST_HEAD(prog_ids);
+static LIST_HEAD(link_ids);
 
 static u32 id_alloc(raw_spinlock_t *lock, u32 *next, struct list_head *node, struct list_head *list)
 {
@@ -84,7 +87,7 @@ static long bpf_map_mmap_checked(struct file *f, unsigned long len, unsigned lon
  * buffer's), after do_mmap()'s of the file's mode and bpf_map_mmap()'s; the perf pool region
  * mapped, the mapping holding the map's file (so the map, after its fd is closed) as 6.1's
  * vma->vm_file does, until it is unmapped.  (A map without map_mmap_shared: ENOTSUPP, as a map
- * without map_mmap on 6.1; an array's BPF_F_MMAPABLE is not yet one.) */
+ * without map_mmap on 6.1.) */
 static notrace long bpf_map_mmap_shared(struct file *f, unsigned long len, unsigned long prot, unsigned long flags,
 				unsigned long pgoff)
 {
@@ -112,6 +115,8 @@ static notrace long bpf_map_mmap_checked(struct file *f, unsigned long len, unsi
 		return -ENOTSUPP;
 	if ((flags & MAP_TYPE_MASK) != MAP_SHARED)
 		return -EINVAL;
+	if ((prot & PROT_WRITE) && READ_ONCE(map->frozen))
+		return -EPERM;
 	if ((prot & PROT_WRITE) && (map->map_flags & BPF_F_RDONLY_PROG))
 		return -EACCES;
 	return map->ops->map_mmap_shared(map, len, prot, pgoff);
@@ -133,6 +138,8 @@ static const struct file_operations bpf_prog_fops = {
 	.read = bpf_dummy_read, .write = bpf_dummy_write, .release = bpf_prog_release,
 };
 static int bpf_link_release(struct inode *inode, struct file *f);
+static void bpf_link_put(struct bpf_link *link);
+static int bpf_link_get_info_by_fd(struct bpf_link *link, const union bpf_attr *attr, union bpf_attr *uattr);
 static const struct file_operations bpf_link_fops = {
 	.read = bpf_dummy_read, .write = bpf_dummy_write, .release = bpf_link_release,
 };
@@ -170,12 +177,21 @@ void bpf_map_put(struct bpf_map *map)
 	}
 }
 
+/* bpf_map_put_uref(): a file of the map goes; with the last, what it holds that may hold the
+ * map (a program array's programs) */
+static void bpf_map_put_uref(struct bpf_map *map)
+{
+	if (!__atomic_sub_fetch(&map->usercnt, 1, __ATOMIC_ACQ_REL) && map->ops->map_release_uref)
+		map->ops->map_release_uref(map);
+}
+
 static int bpf_map_release(struct inode *inode, struct file *f)
 {
 	struct bpf_map *map = f->private_data;
 
 	if (map->ops->map_release)
 		map->ops->map_release(map, f);
+	bpf_map_put_uref(map);
 	bpf_map_put(map);
 	return 0;
 }
@@ -204,7 +220,7 @@ static struct bpf_map *map_from_fd(int fd, struct file **filep)
 	return (struct bpf_map *)f->private_data;
 }
 
-struct bpf_map *bpf_map_get(u32 ufd)
+noinline struct bpf_map *bpf_map_get(u32 ufd)
 {
 	struct bpf_map *map = map_from_fd((int)ufd, NULL);
 
@@ -254,8 +270,12 @@ static const struct bpf_map_ops *find_map_ops(u32 type)
 	case BPF_MAP_TYPE_ARRAY: return &array_map_ops;
 	case BPF_MAP_TYPE_PERCPU_ARRAY: return &percpu_array_map_ops;
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return &perf_event_array_map_ops;
+	case BPF_MAP_TYPE_PROG_ARRAY: return &prog_array_map_ops;
+	case BPF_MAP_TYPE_CGROUP_ARRAY: return &cgroup_array_map_ops;
 	case BPF_MAP_TYPE_STACK_TRACE: return &stack_trace_map_ops;
 	case BPF_MAP_TYPE_RINGBUF: return &ringbuf_map_ops;
+	case BPF_MAP_TYPE_QUEUE: return &queue_map_ops;
+	case BPF_MAP_TYPE_STACK: return &stack_map_ops;
 	}
 	return NULL;
 }
@@ -267,7 +287,11 @@ noinline int bpf_map_new_fd(struct bpf_map *map, int flags)
 
 	if (ret < 0)
 		return ret;
-	return bpf_anon_inode_getfd(&bpf_map_fops, map, flags | O_CLOEXEC);
+	__atomic_add_fetch(&map->usercnt, 1, __ATOMIC_RELAXED);	/* the file's (bpf_map_inc_with_uref()) */
+	ret = bpf_anon_inode_getfd(&bpf_map_fops, map, flags | O_CLOEXEC);
+	if (ret < 0)
+		bpf_map_put_uref(map);
+	return ret;
 }
 
 /* the map's BTF (btf_fd, a user's: a reference the map keeps) and, with a value type, its check */
@@ -379,11 +403,11 @@ static void *copy_map_key(u64 ukey, u32 size)
 }
 
 /* map_get_sys_perms(): what the syscall may do through the map's file f: its mode, less what
- * the map's flags take away */
+ * the map's flags and its freezing take away */
 static __always_inline bool map_sys_may(const struct bpf_map *map, const struct file *f, bool write)
 {
 	if (write)
-		return (f->f_mode & FMODE_WRITE) && !(map->map_flags & BPF_F_RDONLY);
+		return (f->f_mode & FMODE_WRITE) && !(map->map_flags & BPF_F_RDONLY) && !READ_ONCE(map->frozen);
 	return (f->f_mode & FMODE_READ) && !(map->map_flags & BPF_F_WRONLY);
 }
 
@@ -412,6 +436,10 @@ static noinline int bpf_map_copy_value(struct bpf_map *map, void *key, void *val
 	unsigned long irqflags;
 	void *ptr;
 
+	if (map->ops->map_fd_sys_lookup_elem)
+		return map->ops->map_fd_sys_lookup_elem(map, key, value);
+	if (map->ops->map_peek_elem)	/* a queue's or stack's next value */
+		return map->ops->map_peek_elem(map, value);
 	if (map->ops->map_fd_update_elem)
 		return -ENOTSUPP;	/* an fd array without map_fd_sys_lookup_elem */
 	if (map->ops->map_lookup_percpu)
@@ -460,6 +488,8 @@ static __always_inline int bpf_map_update_value(struct bpf_map *map, struct file
 {
 	if (map->ops->map_fd_update_elem)
 		return map->ops->map_fd_update_elem(map, map_file, key, value, flags);
+	if (map->ops->map_push_elem)	/* a queue's or stack's: a value pushed */
+		return map->ops->map_push_elem(map, value, flags);
 	if (map->ops->map_update_percpu)
 		return map->ops->map_update_percpu(map, key, value, flags);
 	return map->ops->map_update_elem(map, key, value, flags);
@@ -500,6 +530,47 @@ static int map_delete_elem(union bpf_attr *attr)
 	if (IS_ERR(map))
 		return PTR_ERR(map);
 	err = map->ops->map_delete_elem(map, key);
+	kfree(key);
+	return err;
+}
+
+/* map_lookup_and_delete_elem(): a queue's or stack's next value popped, or a hash map's element
+ * at key read and deleted; a map that can do neither: ENOTSUPP.  The fd must read and write. */
+static int map_lookup_and_delete_elem(union bpf_attr *attr)
+{
+	struct file *f = NULL;
+	struct bpf_map *map;
+	void *key, *value;
+	int err;
+
+	if (CHECK_ATTR(attr, flags))
+		return -EINVAL;
+	if (attr->flags & ~BPF_F_LOCK)
+		return -EINVAL;
+	map = map_from_fd(attr->map_fd, &f);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	if (!map_sys_may(map, f, false) || !map_sys_may(map, f, true))
+		return -EPERM;
+	/* flags: BPF_F_LOCK, for a value with a bpf_spin_lock (none here) */
+	if (attr->flags)
+		return -EINVAL;
+	key = copy_map_key(attr->key, map->key_size);
+	if (IS_ERR(key))
+		return PTR_ERR(key);
+	value = kmalloc(bpf_map_value_size(map), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!value)
+		goto free_key;
+	err = -ENOTSUPP;
+	if (map->ops->map_pop_elem)
+		err = map->ops->map_pop_elem(map, value);
+	else if (map->ops->map_lookup_and_delete_elem)
+		err = map->ops->map_lookup_and_delete_elem(map, key, value, attr->flags);
+	if (!err && copy_to_user((void *)attr->value, value, bpf_map_value_size(map)))
+		err = -EFAULT;
+	kfree(value);
+free_key:
 	kfree(key);
 	return err;
 }
@@ -746,7 +817,7 @@ static struct bpf_prog *prog_from_fd(int fd)
 	return (struct bpf_prog *)f->private_data;
 }
 
-void bpf_prog_inc(struct bpf_prog *prog)
+noinline void bpf_prog_inc(struct bpf_prog *prog)
 {
 	__atomic_add_fetch(&prog->refcnt, 1, __ATOMIC_RELAXED);
 }
@@ -771,6 +842,10 @@ static bool license_is_gpl_compatible(const char *license)
 static int find_prog_type(u32 type, struct bpf_prog *prog)
 {
 	switch (type) {
+	case BPF_PROG_TYPE_SOCKET_FILTER:
+		prog->ops = &sk_filter_verifier_ops;
+		prog->prog_ops = &sk_filter_prog_ops;
+		break;
 	case BPF_PROG_TYPE_KPROBE:
 		prog->ops = &kprobe_verifier_ops;
 		prog->prog_ops = &kprobe_prog_ops;
@@ -826,8 +901,9 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	license[sizeof(license) - 1] = 0;
 	if (attr->insn_cnt == 0 || attr->insn_cnt > (bpf_capable() ? BPF_COMPLEXITY_LIMIT_INSNS : BPF_MAXINSNS))
 		return -E2BIG;
-	/* every program type here wants CAP_BPF (6.1 lets others load socket filters and
-	 * cgroup skb programs only: types this kernel does not have) */
+	/* every program type here wants CAP_BPF (6.1 lets others load socket filters and cgroup
+	 * skb programs when kernel.unprivileged_bpf_disabled is 0, with the verifier's checks for
+	 * the unprivileged, which this one has not) */
 	if (!bpf_capable())
 		return -EPERM;
 	/* attach_prog_fd/attach_btf_obj_fd: a BTF object's fd (vmlinux's, the only one: libbpf
@@ -854,7 +930,7 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	prog->attach_btf_id = attr->attach_btf_id;
 	prog->len = attr->insn_cnt;
 	prog->jit_requested = READ_ONCE(bpf_jit_enable);	/* bpf_prog_alloc_no_stats()'s ebpf_jit_enabled() */
-	prog->created_by_uid = current->uid;
+	prog->created_by_uid = current_cred()->uid;
 	err = -EFAULT;
 	if (copy_from_user(prog->insnsi, (void *)attr->insns, (u64)prog->len * sizeof(struct bpf_insn)))
 		goto free;
@@ -863,7 +939,7 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	err = find_prog_type(attr->prog_type, prog);
 	if (err < 0)
 		goto free;
-	prog->load_time = ktime_get();
+	prog->load_time = ktime_get_boottime_ns();	/* (bpftool adds it to REALTIME - BOOTTIME) */
 	err = bpf_obj_name_cpy(prog->name, attr->prog_name, sizeof(attr->prog_name));
 	if (err < 0)
 		goto free;
@@ -955,7 +1031,7 @@ static inline int set_info_rec_size(struct bpf_prog_info *info)
 }
 
 /* bpf_prog_get_stats(): its runs and their time, all cpus' */
-static void bpf_prog_get_stats(const struct bpf_prog *prog, __u64 *nsecs, __u64 *cnt)
+static noinline void bpf_prog_get_stats(const struct bpf_prog *prog, __u64 *nsecs, __u64 *cnt)
 {
 	int cpu;
 
@@ -1015,6 +1091,10 @@ static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union b
 				insn[0].code = BPF_LDX | BPF_MEM | BPF_SIZE(insn[0].code);	/* shown as it was */
 			if (insn[0].code == (BPF_JMP | BPF_CALL_ARGS))	/* an interpreted bpf-to-bpf call */
 				insn[0].code = BPF_JMP | BPF_CALL;
+			if (insn[0].code == (BPF_JMP | BPF_TAIL_CALL)) {	/* a helper call as it was */
+				insn[0].code = BPF_JMP | BPF_CALL;
+				insn[0].imm = BPF_FUNC_tail_call;
+			}
 			if (insn[0].code == (BPF_LD | BPF_IMM | BPF_DW) && i + 1 < prog->len) {
 				u64 imm = (u32)prog->insnsi[i].imm | (u64)prog->insnsi[i + 1].imm << 32;
 				u32 k;
@@ -1127,6 +1207,8 @@ static int bpf_obj_get_info_by_fd(const union bpf_attr *attr, union bpf_attr *ua
 		return bpf_prog_get_info_by_fd((struct bpf_prog *)f->private_data, attr, uattr);
 	if (f->f_op == &bpf_map_fops)
 		return bpf_map_get_info_by_fd((struct bpf_map *)f->private_data, attr, uattr);
+	if (f->f_op == &bpf_link_fops)
+		return bpf_link_get_info_by_fd((struct bpf_link *)f->private_data, attr, uattr);
 	if (f->f_op == &btf_fops) {
 		int err = bpf_check_uarg_tail_zero(attr->info.info, sizeof(struct bpf_btf_info), attr->info.info_len);
 
@@ -1149,39 +1231,49 @@ static int bpf_obj_get_info_by_fd(const union bpf_attr *attr, union bpf_attr *ua
 		} \
 	found; })
 
-static int bpf_obj_get_next_id(const union bpf_attr *attr, union bpf_attr *uattr, bool maps)
+enum bpf_id_kind { BPF_ID_PROG, BPF_ID_MAP, BPF_ID_LINK };
+
+static int bpf_obj_get_next_id(const union bpf_attr *attr, union bpf_attr *uattr, enum bpf_id_kind kind)
 {
-	raw_spinlock_t *lock = maps ? &map_idr_lock : &prog_idr_lock;
+	raw_spinlock_t *lock = kind == BPF_ID_MAP ? &map_idr_lock : kind == BPF_ID_LINK ? &link_idr_lock : &prog_idr_lock;
 	u32 next_id = attr->start_id, found;
 	unsigned long flags;
 
 	if (CHECK_ATTR(attr, next_id) || next_id >= INT_MAX)
 		return -EINVAL;
-	if (current->euid != 0)		/* capable(CAP_SYS_ADMIN) */
+	if (current_cred()->euid != 0)		/* capable(CAP_SYS_ADMIN) */
 		return -EPERM;
 	flags = _raw_spin_lock_irqsave(lock);
-	found = maps ? NEXT_ID(struct bpf_map, &map_ids, next_id) : NEXT_ID(struct bpf_prog, &prog_ids, next_id);
+	found = kind == BPF_ID_MAP ? NEXT_ID(struct bpf_map, &map_ids, next_id) :
+		kind == BPF_ID_LINK ? NEXT_ID(struct bpf_link, &link_ids, next_id) :
+		NEXT_ID(struct bpf_prog, &prog_ids, next_id);
 	_raw_spin_unlock_irqrestore(lock, flags);
 	if (!found)
 		return -ENOENT;
 	return copy_to_user(&uattr->next_id, &found, sizeof(found)) ? -EFAULT : 0;
 }
 
+/* the object with that id in an id-ordered list of maps, programs or links, a reference taken
+ * (NULL: none, or one on its way out) */
+#define GET_BY_ID(type, lock, list, want) ({ \
+	type *obj, *found = NULL; \
+	unsigned long flags = _raw_spin_lock_irqsave(lock); \
+	list_for_each_entry(obj, list, id_node) \
+		if (obj->id == (want) && bpf_inc_not_zero(&obj->refcnt)) \
+			found = obj; \
+	_raw_spin_unlock_irqrestore(lock, flags); \
+	found; })
+
 static int bpf_prog_get_fd_by_id(const union bpf_attr *attr)
 {
-	struct bpf_prog *prog, *found = NULL;
-	unsigned long flags;
+	struct bpf_prog *found;
 	int fd;
 
 	if (CHECK_ATTR(attr, prog_id))
 		return -EINVAL;
-	if (current->euid != 0)
+	if (current_cred()->euid != 0)
 		return -EPERM;
-	flags = _raw_spin_lock_irqsave(&prog_idr_lock);
-	list_for_each_entry(prog, &prog_ids, id_node)
-		if (prog->id == attr->prog_id && bpf_inc_not_zero(&prog->refcnt))
-			found = prog;
-	_raw_spin_unlock_irqrestore(&prog_idr_lock, flags);
+	found = GET_BY_ID(struct bpf_prog, &prog_idr_lock, &prog_ids, attr->prog_id);
 	if (!found)
 		return -ENOENT;
 	fd = bpf_prog_new_fd(found);
@@ -1194,27 +1286,41 @@ static int bpf_prog_get_fd_by_id(const union bpf_attr *attr)
 
 static int bpf_map_get_fd_by_id(const union bpf_attr *attr)
 {
-	struct bpf_map *map, *found = NULL;
-	unsigned long flags;
+	struct bpf_map *found;
 	int fd, f_flags;
 
 	if (CHECK_ATTR(attr, open_flags) || attr->open_flags & ~BPF_OBJ_FLAG_MASK)
 		return -EINVAL;
-	if (current->euid != 0)
+	if (current_cred()->euid != 0)
 		return -EPERM;
 	if ((attr->open_flags & BPF_F_RDONLY) && (attr->open_flags & BPF_F_WRONLY))
 		return -EINVAL;
 	f_flags = attr->open_flags & BPF_F_RDONLY ? O_RDONLY : attr->open_flags & BPF_F_WRONLY ? O_WRONLY : O_RDWR;
-	flags = _raw_spin_lock_irqsave(&map_idr_lock);
-	list_for_each_entry(map, &map_ids, id_node)
-		if (map->id == attr->map_id && bpf_inc_not_zero(&map->refcnt))
-			found = map;
-	_raw_spin_unlock_irqrestore(&map_idr_lock, flags);
+	found = GET_BY_ID(struct bpf_map, &map_idr_lock, &map_ids, attr->map_id);
 	if (!found)
 		return -ENOENT;
 	fd = bpf_map_new_fd(found, f_flags);
 	if (fd < 0)
 		bpf_map_put(found);
+	return fd;
+}
+
+/* BPF_LINK_GET_FD_BY_ID: another fd (reference) of a link that has one */
+static int bpf_link_get_fd_by_id(const union bpf_attr *attr)
+{
+	struct bpf_link *found;
+	int fd;
+
+	if (CHECK_ATTR(attr, link_id))
+		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	found = GET_BY_ID(struct bpf_link, &link_idr_lock, &link_ids, attr->link_id);
+	if (!found)
+		return -ENOENT;
+	fd = bpf_link_new_fd(found);
+	if (fd < 0)
+		bpf_link_put(found);
 	return fd;
 }
 
@@ -1225,7 +1331,7 @@ static int bpf_btf_get_next_id(const union bpf_attr *attr, union bpf_attr *uattr
 
 	if (CHECK_ATTR(attr, next_id) || attr->start_id >= INT_MAX)
 		return -EINVAL;
-	if (current->uid != 0)
+	if (current_cred()->uid != 0)
 		return -EPERM;
 	found = btf_next_id(attr->start_id);
 	if (!found)
@@ -1237,7 +1343,7 @@ static int bpf_btf_get_fd_by_id(const union bpf_attr *attr)
 {
 	if (CHECK_ATTR(attr, btf_id))
 		return -EINVAL;
-	if (current->uid != 0)
+	if (current_cred()->uid != 0)
 		return -EPERM;
 	return btf_get_fd_by_id(attr->btf_id);
 }
@@ -1271,21 +1377,46 @@ static int bpf_prog_test_run(const union bpf_attr *attr, union bpf_attr *uattr)
 	return prog->prog_ops->test_run(prog, attr, uattr);
 }
 
-/* ---- links: a program attached for as long as the link's fd is open ---- */
-static int bpf_link_release(struct inode *inode, struct file *f)
+/* ---- links: a program attached for as long as a file holds the link ---- */
+/* bpf_link_init(): one reference, the creator's, which its first fd takes over */
+noinline void bpf_link_init(struct bpf_link *link, enum bpf_link_type type, const struct bpf_link_ops *ops,
+			    struct bpf_prog *prog)
 {
-	struct bpf_link *link = (struct bpf_link *)f->private_data;
+	link->refcnt = 1;
+	link->id = 0;
+	link->type = type;
+	link->ops = ops;
+	link->prog = prog;
+	INIT_LIST_HEAD(&link->id_node);
+}
+
+/* bpf_link_put(): the last reference gone, the link is detached and freed, its program put */
+static void bpf_link_put(struct bpf_link *link)
+{
 	struct bpf_prog *prog = link->prog;
 
+	if (__atomic_sub_fetch(&link->refcnt, 1, __ATOMIC_ACQ_REL))
+		return;
+	id_remove(&link_idr_lock, &link->id_node, link->id);
 	link->ops->release(link);	/* (which frees it: bpf_link_free()'s dealloc) */
 	bpf_prog_put(prog);
+}
+
+static int bpf_link_release(struct inode *inode, struct file *f)
+{
+	bpf_link_put((struct bpf_link *)f->private_data);
 	return 0;
 }
 
-/* bpf_link_new_fd(): the link's fd, whose last close releases it */
+/* bpf_link_new_fd(): the link's fd (its reference); the first one gives the link its id, as
+ * bpf_link_settle() */
 noinline int bpf_link_new_fd(struct bpf_link *link)
 {
-	return bpf_anon_inode_getfd(&bpf_link_fops, link, O_RDWR | O_CLOEXEC);
+	int fd = bpf_anon_inode_getfd(&bpf_link_fops, link, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0 && !link->id)
+		link->id = id_alloc(&link_idr_lock, &link_next_id, &link->id_node, &link_ids);
+	return fd;
 }
 
 /* bpf_link_get_from_fd() (no reference: the fd's file holds the link while the call runs) */
@@ -1298,6 +1429,53 @@ noinline struct bpf_link *bpf_link_get_from_fd(int fd)
 	if (f->f_op != &bpf_link_fops)
 		return (void *)(long)-EINVAL;
 	return (struct bpf_link *)f->private_data;
+}
+
+/* A link's name member of BPF_OBJ_GET_INFO_BY_FD (a tracepoint's, an iterator target's): its
+ * length with the NUL in *ulen; copied to ubuf when there is one, cut and NUL-ended where it
+ * is too short (-ENOSPC); a buffer without a length or a length without a buffer: -EINVAL */
+notrace int bpf_link_info_name(u64 ubuf, u32 *ulen, const char *name)
+{
+	u32 len = strlen(name), room = *ulen;
+	char zero = 0;
+
+	if (!room ^ !ubuf)
+		return -EINVAL;
+	*ulen = len + 1;
+	if (!ubuf)
+		return 0;
+	if (room >= len + 1)
+		return copy_to_user((void *)ubuf, name, len + 1) ? -EFAULT : 0;
+	if (copy_to_user((void *)ubuf, name, room - 1) || copy_to_user((void *)(ubuf + room - 1), &zero, 1))
+		return -EFAULT;
+	return -ENOSPC;
+}
+
+/* bpf_link_get_info_by_fd(): type, id, program id, then the type's own members */
+static int bpf_link_get_info_by_fd(struct bpf_link *link, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	struct bpf_link_info info;
+	u32 info_len = attr->info.info_len;
+	int err = bpf_check_uarg_tail_zero(attr->info.info, sizeof(info), info_len);
+
+	if (err)
+		return err;
+	info_len = min(info_len, (u32)sizeof(info));
+	memset(&info, 0, sizeof(info));
+	if (copy_from_user(&info, (const void *)attr->info.info, info_len))
+		return -EFAULT;
+	info.type = link->type;
+	info.id = link->id;
+	info.prog_id = link->prog->id;
+	if (link->ops->fill_link_info) {
+		err = link->ops->fill_link_info(link, &info);
+		if (err)
+			return err;
+	}
+	if (copy_to_user((void *)attr->info.info, &info, info_len) ||
+	    copy_to_user(&uattr->info.info_len, &info_len, sizeof(info_len)))
+		return -EFAULT;
+	return 0;
 }
 
 struct bpf_raw_tp_link {
@@ -1316,8 +1494,31 @@ static void bpf_raw_tp_link_release(struct bpf_link *l)
 	kfree(link);
 }
 
+/* bpf_raw_tp_link_fill_link_info(): the tracepoint's name */
+static int bpf_raw_tp_link_fill_link_info(const struct bpf_link *l, struct bpf_link_info *info)
+{
+	const struct bpf_raw_tp_link *link = container_of(l, struct bpf_raw_tp_link, link);
+
+	return bpf_link_info_name(info->raw_tracepoint.tp_name, &info->raw_tracepoint.tp_name_len, link->tp->name);
+}
+
+/* bpf_tracing_link_fill_link_info(): the attach type, and the target as its trampoline's key
+ * packs it: the BTF object (vmlinux's) and the function's type id there */
+static int bpf_tracing_link_fill_link_info(const struct bpf_link *l, struct bpf_link_info *info)
+{
+	info->tracing.attach_type = l->prog->expected_attach_type;
+	info->tracing.target_obj_id = bpf_get_btf_vmlinux() ? btf_obj_id(bpf_get_btf_vmlinux()) : 0;
+	info->tracing.target_btf_id = l->prog->attach_btf_id;
+	return 0;
+}
+
 static const struct bpf_link_ops bpf_raw_tp_link_lops = {
 	.release = bpf_raw_tp_link_release,
+	.fill_link_info = bpf_raw_tp_link_fill_link_info,
+};
+static const struct bpf_link_ops bpf_tracing_link_lops = {
+	.release = bpf_raw_tp_link_release,
+	.fill_link_info = bpf_tracing_link_fill_link_info,
 };
 
 /* bpf_tracing_prog_attach(): a fentry/fexit program on its function's trampoline, for as long as
@@ -1332,8 +1533,7 @@ static int bpf_tracing_prog_attach(struct bpf_prog *prog)
 	link = kzalloc(sizeof(*link), GFP_KERNEL);
 	if (!link)
 		return -ENOMEM;
-	link->link.ops = &bpf_raw_tp_link_lops;
-	link->link.prog = prog;
+	bpf_link_init(&link->link, BPF_LINK_TYPE_TRACING, &bpf_tracing_link_lops, prog);
 	err = bpf_trampoline_link_prog(prog);
 	if (err) {
 		kfree(link);
@@ -1357,10 +1557,13 @@ static noinline int bpf_raw_tp_link_attach(struct bpf_prog *prog, const char *us
 
 	switch (prog->type) {
 	case BPF_PROG_TYPE_TRACING:
-		/* the program names its function (attach_btf_id), the call no tracepoint */
+		/* the program names its function or its tracepoint (attach_btf_id), the call none */
 		if (user_tp_name)
 			return -EINVAL;
-		return bpf_tracing_prog_attach(prog);
+		if (prog->expected_attach_type != BPF_TRACE_RAW_TP)
+			return bpf_tracing_prog_attach(prog);
+		strscpy_pad(buf, prog->attach_func_name, sizeof(buf));
+		break;
 	case BPF_PROG_TYPE_RAW_TRACEPOINT:
 		if (strncpy_from_user(buf, user_tp_name, sizeof(buf) - 1) < 0)
 			return -EFAULT;
@@ -1375,8 +1578,7 @@ static noinline int bpf_raw_tp_link_attach(struct bpf_prog *prog, const char *us
 	link = kzalloc(sizeof(*link), GFP_KERNEL);
 	if (!link)
 		return -ENOMEM;
-	link->link.ops = &bpf_raw_tp_link_lops;
-	link->link.prog = prog;
+	bpf_link_init(&link->link, BPF_LINK_TYPE_RAW_TRACEPOINT, &bpf_raw_tp_link_lops, prog);
 	link->tp = tp;
 	err = bpf_probe_register(tp, prog);
 	if (err) {
@@ -1407,9 +1609,67 @@ static int bpf_raw_tracepoint_open(const union bpf_attr *attr)
 	return fd;
 }
 
+/* a perf link: a kprobe, tracepoint or perf_event program on a perf event, as
+ * PERF_EVENT_IOC_SET_BPF puts it there, for as long as the link's fd is open (libbpf's way when
+ * the kernel has it); the link holds the event's file */
+struct bpf_perf_link {
+	struct bpf_link link;
+	struct file *perf_file;
+};
+
+static void bpf_perf_link_release(struct bpf_link *l)
+{
+	struct bpf_perf_link *link = container_of(l, struct bpf_perf_link, link);
+
+	perf_event_free_bpf_prog(link->perf_file->private_data);
+	fput(link->perf_file);
+	kfree(link);
+}
+
+static const struct bpf_link_ops bpf_perf_link_lops = {
+	.release = bpf_perf_link_release,
+};
+
+/* bpf_perf_link_attach(): the event's checks are PERF_EVENT_IOC_SET_BPF's; the event keeps a
+ * reference to the program, the link the caller's.  (A bpf_cookie is kept nowhere: no
+ * bpf_get_attach_cookie here to read it.) */
+static noinline int bpf_perf_link_attach(const union bpf_attr *attr, struct bpf_prog *prog)
+{
+	struct bpf_perf_link *link;
+	struct file *perf_file;
+	int err, fd;
+
+	if (attr->link_create.flags)
+		return -EINVAL;
+	perf_file = perf_event_get(attr->link_create.target_fd);
+	if (IS_ERR(perf_file))
+		return PTR_ERR(perf_file);
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!link)
+		goto out_put_file;
+	bpf_link_init(&link->link, BPF_LINK_TYPE_PERF_EVENT, &bpf_perf_link_lops, prog);
+	link->perf_file = perf_file;
+	err = perf_event_set_bpf_prog(perf_file->private_data, prog);
+	if (err)
+		goto out_free;
+	bpf_prog_inc(prog);
+	fd = bpf_link_new_fd(&link->link);
+	if (fd >= 0)
+		return fd;
+	err = fd;
+	perf_event_free_bpf_prog(perf_file->private_data);
+out_free:
+	kfree(link);
+out_put_file:
+	fput(perf_file);
+	return err;
+}
+
 /* link_create(): a fentry/fexit program on its function (attach_type its expected one; no
- * target program: fentry on BPF programs is not here), an iterator program on its target; EINVAL
- * for the other program types (6.1 has kprobe_multi, cgroup... links) */
+ * target program: fentry on BPF programs is not here), an iterator program on its target, a
+ * kprobe, tracepoint or perf_event program on a perf event (BPF_PERF_EVENT); EINVAL for the
+ * other program types and attach types (6.1 has kprobe_multi, cgroup... links) */
 static int link_create(const union bpf_attr *attr)
 {
 	struct bpf_prog *prog;
@@ -1420,15 +1680,170 @@ static int link_create(const union bpf_attr *attr)
 	prog = bpf_prog_get(attr->link_create.prog_fd);
 	if (IS_ERR(prog))
 		return PTR_ERR(prog);
+	if ((prog->type == BPF_PROG_TYPE_KPROBE || prog->type == BPF_PROG_TYPE_TRACEPOINT ||
+	     prog->type == BPF_PROG_TYPE_PERF_EVENT) && attr->link_create.attach_type == BPF_PERF_EVENT)
+		ret = bpf_perf_link_attach(attr, prog);
 	if (prog->type == BPF_PROG_TYPE_TRACING && attr->link_create.attach_type == prog->expected_attach_type) {
 		if (prog->expected_attach_type == BPF_TRACE_ITER)
 			ret = bpf_iter_link_attach(attr, prog);
+		else if (prog->expected_attach_type == BPF_TRACE_RAW_TP)
+			ret = bpf_raw_tp_link_attach(prog, NULL);
 		else if (!attr->link_create.target_fd && !attr->link_create.tracing.target_btf_id)
 			ret = bpf_tracing_prog_attach(prog);
 	}
 	if (ret < 0)
 		bpf_prog_put(prog);
 	return ret;
+}
+
+/* bpf_task_fd_query_copy(): the answer, the name cut to buf_len with ENOSPC */
+static int bpf_task_fd_query_copy(const union bpf_attr *attr, union bpf_attr *uattr, u32 prog_id, u32 fd_type,
+				  const char *buf, u64 probe_offset, u64 probe_addr)
+{
+	char *ubuf = (char *)attr->task_fd_query.buf;
+	u32 len = buf ? strlen(buf) : 0, input_len;
+	char zero = '\0';
+	int err = 0;
+
+	if (copy_to_user(&uattr->task_fd_query.buf_len, &len, sizeof(len)))
+		return -EFAULT;
+	input_len = attr->task_fd_query.buf_len;
+	if (input_len && ubuf) {
+		if (!len) {		/* nothing to copy: the buffer an empty string */
+			if (copy_to_user(ubuf, &zero, 1))
+				return -EFAULT;
+		} else if (input_len >= len + 1) {
+			if (copy_to_user(ubuf, buf, len + 1))
+				return -EFAULT;
+		} else {		/* what fits, NUL-terminated */
+			err = -ENOSPC;
+			if (copy_to_user(ubuf, buf, input_len - 1) || copy_to_user(ubuf + input_len - 1, &zero, 1))
+				return -EFAULT;
+		}
+	}
+	if (copy_to_user(&uattr->task_fd_query.prog_id, &prog_id, sizeof(prog_id)) ||
+	    copy_to_user(&uattr->task_fd_query.fd_type, &fd_type, sizeof(fd_type)) ||
+	    copy_to_user(&uattr->task_fd_query.probe_offset, &probe_offset, sizeof(probe_offset)) ||
+	    copy_to_user(&uattr->task_fd_query.probe_addr, &probe_addr, sizeof(probe_addr)))
+		return -EFAULT;
+	return err;
+}
+
+/* bpf_task_fd_query(): what the program behind a task's fd is attached to (bpftool perf): a
+ * raw tracepoint link's tracepoint, or a tracing perf event's (bpf_get_perf_event_info());
+ * ENOTSUPP for any other file */
+static int bpf_task_fd_query(const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	const struct perf_event *event;
+	struct task_struct *task;
+	unsigned long flags;
+	struct file *file;
+	int err;
+
+	if (CHECK_ATTR(attr, task_fd_query.probe_addr))
+		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (attr->task_fd_query.flags != 0)
+		return -EINVAL;
+	spin_lock_irqsave(&sched_lock, flags);	/* the task and its file table stay meanwhile */
+	task = find_task_by_vpid(attr->task_fd_query.pid);
+	file = task ? fget_task(task, attr->task_fd_query.fd) : NULL;
+	spin_unlock_irqrestore(&sched_lock, flags);
+	if (!task)
+		return -ENOENT;
+	if (!file)
+		return -EBADF;
+	if (file->f_op == &bpf_link_fops) {
+		struct bpf_link *link = file->private_data;
+
+		err = -ENOTSUPP;
+		if (link->ops == &bpf_raw_tp_link_lops) {
+			struct bpf_raw_tp_link *raw_tp = container_of(link, struct bpf_raw_tp_link, link);
+
+			err = bpf_task_fd_query_copy(attr, uattr, link->prog->id, BPF_FD_TYPE_RAW_TRACEPOINT,
+						     raw_tp->tp->name, 0, 0);
+		}
+		goto put_file;
+	}
+	event = perf_get_event(file);
+	if (!IS_ERR(event)) {
+		u64 probe_offset = 0, probe_addr = 0;
+		u32 prog_id = 0, fd_type = 0;
+		const char *buf = NULL;
+
+		err = bpf_get_perf_event_info(event, &prog_id, &fd_type, &buf, &probe_offset, &probe_addr);
+		if (!err)
+			err = bpf_task_fd_query_copy(attr, uattr, prog_id, fd_type, buf, probe_offset, probe_addr);
+		goto put_file;
+	}
+	err = -ENOTSUPP;
+put_file:
+	fput(file);
+	return err;
+}
+
+/* bpf_prog_bind_map(): the program holds the map as one it uses (listed in its map_ids, kept
+ * while it lives) though no instruction names it: libbpf binds a .rodata so */
+static int bpf_prog_bind_map(const union bpf_attr *attr)
+{
+	struct bpf_map **used_maps, *map;
+	struct bpf_prog *prog;
+	int ret = 0;
+	u32 i;
+
+	if (CHECK_ATTR(attr, prog_bind_map.flags))
+		return -EINVAL;
+	if (attr->prog_bind_map.flags)
+		return -EINVAL;
+	prog = bpf_prog_get(attr->prog_bind_map.prog_fd);
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	map = bpf_map_get(attr->prog_bind_map.map_fd);
+	if (IS_ERR(map)) {
+		ret = PTR_ERR(map);
+		goto out_prog_put;
+	}
+	for (i = 0; i < prog->used_map_cnt; i++)
+		if (prog->used_maps[i] == map) {	/* bound already */
+			bpf_map_put(map);
+			goto out_prog_put;
+		}
+	used_maps = kmalloc((prog->used_map_cnt + 1) * sizeof(*used_maps), GFP_KERNEL);
+	if (!used_maps) {
+		bpf_map_put(map);
+		ret = -ENOMEM;
+		goto out_prog_put;
+	}
+	if (prog->used_map_cnt)
+		memcpy(used_maps, prog->used_maps, prog->used_map_cnt * sizeof(*used_maps));
+	used_maps[prog->used_map_cnt] = map;
+	kfree(prog->used_maps);
+	prog->used_maps = used_maps;
+	prog->used_map_cnt++;
+out_prog_put:
+	bpf_prog_put(prog);
+	return ret;
+}
+
+/* map_freeze(): the map read only from the syscall side from now on (its programs still write
+ * it), as libbpf makes a .rodata once filled.  (6.1 refuses it while a writable mmap of the map
+ * exists, EBUSY: this kernel does not count those mappings.) */
+static int map_freeze(const union bpf_attr *attr)
+{
+	struct bpf_map *map;
+
+	if (CHECK_ATTR(attr, map_fd))
+		return -EINVAL;
+	map = map_from_fd(attr->map_fd, NULL);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	if (READ_ONCE(map->frozen))
+		return -EBUSY;
+	if (!bpf_capable())
+		return -EPERM;
+	WRITE_ONCE(map->frozen, true);
+	return 0;
 }
 
 /* BPF_ITER_CREATE: an fd whose reads run the iterator link's program over its target's objects */
@@ -1498,7 +1913,7 @@ static int bpf_enable_stats(const union bpf_attr *attr)
 
 	if (CHECK_ATTR(attr, enable_stats.type))
 		return -EINVAL;
-	if (current->euid != 0)		/* capable(CAP_SYS_ADMIN) */
+	if (current_cred()->euid != 0)		/* capable(CAP_SYS_ADMIN) */
 		return -EPERM;
 	if (attr->enable_stats.type != BPF_STATS_RUN_TIME)
 		return -EINVAL;
@@ -1552,6 +1967,8 @@ static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size
 		return map_delete_elem(&attr);
 	case BPF_MAP_GET_NEXT_KEY:
 		return map_get_next_key(&attr);
+	case BPF_MAP_LOOKUP_AND_DELETE_ELEM:
+		return map_lookup_and_delete_elem(&attr);
 	case BPF_MAP_LOOKUP_BATCH:
 	case BPF_MAP_LOOKUP_AND_DELETE_BATCH:
 	case BPF_MAP_UPDATE_BATCH:
@@ -1564,9 +1981,13 @@ static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size
 	case BPF_PROG_TEST_RUN:
 		return bpf_prog_test_run(&attr, uattr);
 	case BPF_PROG_GET_NEXT_ID:
-		return bpf_obj_get_next_id(&attr, uattr, false);
+		return bpf_obj_get_next_id(&attr, uattr, BPF_ID_PROG);
 	case BPF_MAP_GET_NEXT_ID:
-		return bpf_obj_get_next_id(&attr, uattr, true);
+		return bpf_obj_get_next_id(&attr, uattr, BPF_ID_MAP);
+	case BPF_LINK_GET_NEXT_ID:
+		return bpf_obj_get_next_id(&attr, uattr, BPF_ID_LINK);
+	case BPF_LINK_GET_FD_BY_ID:
+		return bpf_link_get_fd_by_id(&attr);
 	case BPF_PROG_GET_FD_BY_ID:
 		return bpf_prog_get_fd_by_id(&attr);
 	case BPF_MAP_GET_FD_BY_ID:
@@ -1585,6 +2006,12 @@ static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size
 		return bpf_enable_stats(&attr);
 	case BPF_ITER_CREATE:
 		return bpf_iter_create(&attr);
+	case BPF_MAP_FREEZE:
+		return map_freeze(&attr);
+	case BPF_PROG_BIND_MAP:
+		return bpf_prog_bind_map(&attr);
+	case BPF_TASK_FD_QUERY:
+		return bpf_task_fd_query(&attr, uattr);
 	}
 	return -EINVAL;
 }

@@ -63,7 +63,7 @@ static notrace struct task_struct *find_ge_task(const struct bpf_iter_seq_task_c
 }
 
 /* task_seq_get_next(): the task at *tid or after it (*tid set to its pid), held; NULL at the end */
-static struct task_struct *task_seq_get_next(struct bpf_iter_seq_task_common *common, u32 *tid)
+static noinline struct task_struct *task_seq_get_next(struct bpf_iter_seq_task_common *common, u32 *tid)
 {
 	struct task_struct *task;
 	unsigned long flags;
@@ -328,9 +328,26 @@ static const struct bpf_iter_seq_info task_seq_info = {
 	.seq_priv_size		= sizeof(struct bpf_iter_seq_task_info),
 };
 
+/* bpf_iter_fill_link_info(): the task or process a link's iterator is limited to */
+static int bpf_iter_fill_link_info(const struct bpf_iter_aux_info *aux, struct bpf_link_info *info)
+{
+	switch (aux->task.type) {
+	case BPF_TASK_ITER_TID:
+		info->iter.task.tid = aux->task.pid;
+		break;
+	case BPF_TASK_ITER_TGID:
+		info->iter.task.pid = aux->task.pid;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
 static struct bpf_iter_reg task_reg_info = {
 	.target			= "task",
 	.attach_target		= bpf_iter_attach_task,
+	.fill_link_info		= bpf_iter_fill_link_info,
 	.ctx_arg_info_size	= 1,
 	.ctx_arg_info		= {
 		{ offsetof(struct bpf_iter__task, task), PTR_TO_BTF_ID | PTR_MAYBE_NULL, 0, "task_struct" },
@@ -347,6 +364,7 @@ static const struct bpf_iter_seq_info task_file_seq_info = {
 static struct bpf_iter_reg task_file_reg_info = {
 	.target			= "task_file",
 	.attach_target		= bpf_iter_attach_task,
+	.fill_link_info		= bpf_iter_fill_link_info,
 	.ctx_arg_info_size	= 2,
 	.ctx_arg_info		= {
 		{ offsetof(struct bpf_iter__task_file, task), PTR_TO_BTF_ID | PTR_MAYBE_NULL, 0, "task_struct" },

@@ -112,6 +112,8 @@ struct bpf_verifier_env {
 		u32 linfo_idx;
 		u16 stack_depth;
 		bool unreliable;	/* a call did not match its BTF prototype (func_info_aux's) */
+		bool has_tail_call;	/* it calls bpf_tail_call() */
+		bool tail_call_reachable;	/* it, or a function it calls, does */
 	} subprog_info[BPF_MAX_SUBPROGS + 1];
 	const struct bpf_line_info *prev_linfo;	/* the source line the log showed last */
 };
@@ -127,6 +129,12 @@ noinline void bpf_verifier_vlog(struct bpf_verifier_log *log, const char *fmt, _
 		log->len_used += n;
 	else
 		log->ubuf = NULL;
+}
+
+noinline bool bpf_verifier_log_attr_valid(const struct bpf_verifier_log *log)
+{
+	return log->len_total >= 128 && log->len_total <= 0xffffffffU >> 2 && log->level && log->ubuf &&
+	       !(log->level & ~BPF_LOG_MASK);
 }
 
 void bpf_verifier_log_write(struct bpf_verifier_log *log, const char *fmt, ...)
@@ -1703,6 +1711,43 @@ static int bpf_size_to_bytes(int bpf_size)
 	return bpf_size == BPF_B ? 1 : bpf_size == BPF_H ? 2 : bpf_size == BPF_W ? 4 : 8;
 }
 
+/* bpf_map_is_rdonly(): neither the program nor, frozen, the syscall side writes the map (6.1:
+ * nor a writable mmap of it, which this kernel does not count) */
+static bool bpf_map_is_rdonly(const struct bpf_map *map)
+{
+	return (map->map_flags & BPF_F_RDONLY_PROG) && READ_ONCE(map->frozen);
+}
+
+/* bpf_map_direct_read(): the value's bytes at off, as the load of size reads them */
+static int bpf_map_direct_read(struct bpf_map *map, int off, int size, u64 *val)
+{
+	u64 addr;
+	void *ptr;
+	int err;
+
+	err = map->ops->map_direct_value_addr(map, &addr, off);
+	if (err)
+		return err;
+	ptr = (void *)(long)addr + off;
+	switch (size) {
+	case sizeof(u8):
+		*val = *(u8 *)ptr;
+		break;
+	case sizeof(u16):
+		*val = *(u16 *)ptr;
+		break;
+	case sizeof(u32):
+		*val = *(u32 *)ptr;
+		break;
+	case sizeof(u64):
+		*val = *(u64 *)ptr;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regno, int off, int bpf_size,
 			    enum bpf_access_type t, int value_regno, const struct bpf_insn *insn)
 {
@@ -1728,8 +1773,21 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 			return -EACCES;
 		}
 		err = check_map_access(env, regno, off, size, false);
-		if (!err && t == BPF_READ && value_regno >= 0)
-			mark_reg_unknown(env, regs, value_regno);
+		if (!err && t == BPF_READ && value_regno >= 0) {
+			struct bpf_map *map = reg->map_ptr;
+			u64 val;
+
+			/* a frozen map the program may not write: what it reads there is known */
+			if (tnum_is_const(reg->var_off) && bpf_map_is_rdonly(map) && map->ops->map_direct_value_addr) {
+				err = bpf_map_direct_read(map, off + reg->var_off.value, size, &val);
+				if (err)
+					return err;
+				regs[value_regno].type = SCALAR_VALUE;
+				__mark_reg_known(&regs[value_regno], val);
+			} else {
+				mark_reg_unknown(env, regs, value_regno);
+			}
+		}
 	} else if (reg->type == PTR_TO_MAP_KEY) {	/* a bpf_for_each_map_elem callback's key */
 		if (t == BPF_WRITE) {
 			verbose(env, "write to change key R%d not allowed\n", regno);
@@ -1858,7 +1916,7 @@ static notrace int resize_reference_state(struct bpf_verifier_state *state, u32 
 }
 
 /* free_verifier_state(): a state's own frames and references (the state itself is its owner's) */
-static notrace void free_verifier_state(struct bpf_verifier_state *st)
+static noinline void free_verifier_state(struct bpf_verifier_state *st)
 {
 	u32 i;
 
@@ -1873,7 +1931,7 @@ static notrace void free_verifier_state(struct bpf_verifier_state *st)
 
 /* copy_verifier_state(): dst (owning nothing) a copy of src with frames and references of its
  * own (a state copied at a branch or a checkpoint); on failure dst owns nothing still */
-static notrace int copy_verifier_state(struct bpf_verifier_state *dst, const struct bpf_verifier_state *src)
+static noinline int copy_verifier_state(struct bpf_verifier_state *dst, const struct bpf_verifier_state *src)
 {
 	u32 i;
 
@@ -2534,12 +2592,19 @@ static int check_reg_type(struct bpf_verifier_env *env, u32 regno, u8 arg_type, 
 		break;
 	case ARG_PTR_TO_MAP_KEY:
 	case ARG_PTR_TO_MAP_VALUE:
+	case ARG_PTR_TO_UNINIT_MAP_VALUE:
 		for (i = 0; i < ARRAY_SIZE(map_key_value_types); i++)
 			if (reg->type == map_key_value_types[i])
 				return 0;
 		expected = map_key_value_names;
 		break;
+	case ARG_PTR_TO_CONST_STR:
+		if (reg->type == PTR_TO_MAP_VALUE)
+			return 0;
+		expected = "map_value";
+		break;
 	case ARG_PTR_TO_MEM:
+	case ARG_PTR_TO_LONG:
 	case ARG_PTR_TO_UNINIT_MEM: {
 		/* an argument that may be NULL takes a pointer that may be (6.1 folds the flag) */
 		u32 type = fn->arg_type[regno - BPF_REG_1] & ARG_MAYBE_NULL ? reg->type & ~PTR_MAYBE_NULL : reg->type;
@@ -2777,11 +2842,21 @@ skip_type_check:
 		}
 		err = check_helper_mem_access(env, regno, meta->map_ptr->value_size, false, NULL);
 		break;
+	case ARG_PTR_TO_UNINIT_MAP_VALUE: {	/* (6.1's MEM_UNINIT | MEM_WRITE: raw_mode) */
+		struct bpf_call_arg_meta wmeta = { .regno = -1 };
+
+		if (!meta->map_ptr) {
+			verbose(env, "invalid map_ptr to access map->value\n");
+			return -EACCES;
+		}
+		err = check_helper_mem_access(env, regno, meta->map_ptr->value_size, false, &wmeta);
+		break;
+	}
 	case ARG_CONST_SIZE:
 	case ARG_CONST_SIZE_OR_ZERO:
 		meta->msize_max_value = reg->umax_value;
 		err = check_mem_size_reg(env, reg, regno, arg_type == ARG_CONST_SIZE_OR_ZERO,
-					 fn->arg_type[arg - 1] == ARG_PTR_TO_UNINIT_MEM);
+					 BPF_BASE_ARG(fn->arg_type[arg - 1]) == ARG_PTR_TO_UNINIT_MEM);
 		break;
 	case ARG_CONST_ALLOC_SIZE_OR_ZERO:
 		if (!tnum_is_const(reg->var_off)) {
@@ -2790,6 +2865,48 @@ skip_type_check:
 		}
 		meta->mem_size = reg->var_off.value;
 		break;
+	case ARG_PTR_TO_LONG: {	/* 8 bytes written, aligned (bpf_strtol()'s result) */
+		struct bpf_call_arg_meta wmeta = { .regno = -1 };
+
+		err = check_helper_mem_access(env, regno, sizeof(u64), false, &wmeta);
+		if (!err)
+			err = check_ptr_alignment(env, reg, 0, sizeof(u64), true);
+		break;
+	}
+	case ARG_PTR_TO_CONST_STR: {
+		/* a string the helper may read to its NUL: in a frozen read-only map's value,
+		 * at a known offset, terminated there */
+		struct bpf_map *map = reg->map_ptr;
+		u64 map_addr;
+		int map_off;
+
+		if (!bpf_map_is_rdonly(map)) {
+			verbose(env, "R%d does not point to a readonly map'\n", regno);
+			return -EACCES;
+		}
+		if (!tnum_is_const(reg->var_off)) {
+			verbose(env, "R%d is not a constant address'\n", regno);
+			return -EACCES;
+		}
+		if (!map->ops->map_direct_value_addr) {
+			verbose(env, "no direct value access support for this map type\n");
+			return -EACCES;
+		}
+		err = check_map_access(env, regno, reg->off, map->value_size - reg->off, false);
+		if (err)
+			return err;
+		map_off = reg->off + reg->var_off.value;
+		err = map->ops->map_direct_value_addr(map, &map_addr, map_off);
+		if (err) {
+			verbose(env, "direct value access on string failed\n");
+			return err;
+		}
+		if (!strnchr((char *)(long)map_addr + map_off, map->value_size - map_off, 0)) {
+			verbose(env, "string is not zero-terminated\n");
+			return -EINVAL;
+		}
+		break;
+	}
 	}
 	return err;
 }
@@ -2801,6 +2918,16 @@ static int check_map_func_compatibility(struct bpf_verifier_env *env, struct bpf
 	if (!map)
 		return 0;
 	switch (map->map_type) {
+	case BPF_MAP_TYPE_PROG_ARRAY:
+		if (func_id != BPF_FUNC_tail_call)
+			goto error;
+		break;
+	case BPF_MAP_TYPE_QUEUE:
+	case BPF_MAP_TYPE_STACK:
+		if (func_id != BPF_FUNC_map_peek_elem && func_id != BPF_FUNC_map_pop_elem &&
+		    func_id != BPF_FUNC_map_push_elem)
+			goto error;
+		break;
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
 		if (func_id != BPF_FUNC_perf_event_read && func_id != BPF_FUNC_perf_event_output &&
 		    func_id != BPF_FUNC_skb_output && func_id != BPF_FUNC_perf_event_read_value &&
@@ -2809,6 +2936,10 @@ static int check_map_func_compatibility(struct bpf_verifier_env *env, struct bpf
 		break;
 	case BPF_MAP_TYPE_STACK_TRACE:
 		if (func_id != BPF_FUNC_get_stackid)
+			goto error;
+		break;
+	case BPF_MAP_TYPE_CGROUP_ARRAY:
+		if (func_id != BPF_FUNC_skb_under_cgroup && func_id != BPF_FUNC_current_task_under_cgroup)
 			goto error;
 		break;
 	case BPF_MAP_TYPE_RINGBUF:
@@ -2820,8 +2951,23 @@ static int check_map_func_compatibility(struct bpf_verifier_env *env, struct bpf
 		break;
 	}
 	switch (func_id) {
+	case BPF_FUNC_tail_call:
+		if (map->map_type != BPF_MAP_TYPE_PROG_ARRAY)
+			goto error;
+		/* the interpreter runs a tail-called program in the caller's frame: not in a callee's */
+		if (env->subprog_cnt > 1 && !env->prog->jit_requested) {
+			verbose(env, "tail_calls are not allowed in non-JITed programs with bpf-to-bpf calls\n");
+			return -EINVAL;
+		}
+		break;
 	case BPF_FUNC_get_stackid:
 		if (map->map_type != BPF_MAP_TYPE_STACK_TRACE)
+			goto error;
+		break;
+	case BPF_FUNC_map_pop_elem:
+	case BPF_FUNC_map_peek_elem:
+	case BPF_FUNC_map_push_elem:	/* (6.1's bloom filters too: not here) */
+		if (map->map_type != BPF_MAP_TYPE_QUEUE && map->map_type != BPF_MAP_TYPE_STACK)
 			goto error;
 		break;
 	case BPF_FUNC_perf_event_read:
@@ -2838,6 +2984,11 @@ static int check_map_func_compatibility(struct bpf_verifier_env *env, struct bpf
 		if (map->map_type != BPF_MAP_TYPE_RINGBUF)
 			goto error;
 		break;
+	case BPF_FUNC_current_task_under_cgroup:
+	case BPF_FUNC_skb_under_cgroup:
+		if (map->map_type != BPF_MAP_TYPE_CGROUP_ARRAY)
+			goto error;
+		break;
 	case BPF_FUNC_map_lookup_percpu_elem:
 		if (map->map_type != BPF_MAP_TYPE_PERCPU_ARRAY && map->map_type != BPF_MAP_TYPE_PERCPU_HASH &&
 		    map->map_type != BPF_MAP_TYPE_LRU_PERCPU_HASH)
@@ -2852,7 +3003,7 @@ error:
 
 /* ---- references (a ring buffer reservation): acquired by a helper, released by one ---- */
 /* acquire_reference_state(): a new reference held, acquired at insn_idx; its id */
-static int acquire_reference_state(struct bpf_verifier_env *env, int insn_idx)
+static noinline int acquire_reference_state(struct bpf_verifier_env *env, int insn_idx)
 {
 	struct bpf_verifier_state *state = env->cur_state;
 	int id, err = resize_reference_state(state, state->acquired_refs + 1);
@@ -2885,7 +3036,7 @@ static int release_reference_state(struct bpf_verifier_state *state, int ptr_id)
 }
 
 /* release_reference(): released, and every copy of the pointer unusable */
-static int release_reference(struct bpf_verifier_env *env, int ref_obj_id)
+static noinline int release_reference(struct bpf_verifier_env *env, int ref_obj_id)
 {
 	struct bpf_verifier_state *state = env->cur_state;
 	struct bpf_reg_state *reg;
@@ -2998,6 +3149,29 @@ static void update_loop_inline_state(struct bpf_verifier_env *env, struct bpf_in
 		state->fit_for_inline = flags_zero && state->callback_subprogno == subprogno;
 }
 
+/* check_bpf_snprintf_call(): bpf_snprintf()'s format (a constant string: R3 checked it) takes
+ * the arguments R5 says, a whole number of u64s */
+static int check_bpf_snprintf_call(struct bpf_verifier_env *env, struct bpf_reg_state *regs)
+{
+	struct bpf_reg_state *fmt_reg = &regs[BPF_REG_3], *data_len_reg = &regs[BPF_REG_5];
+	struct bpf_map *fmt_map = fmt_reg->map_ptr;
+	int err, fmt_map_off;
+	u64 fmt_addr;
+
+	if (data_len_reg->var_off.value % 8)
+		return -EINVAL;
+	fmt_map_off = fmt_reg->off + fmt_reg->var_off.value;
+	err = fmt_map->ops->map_direct_value_addr(fmt_map, &fmt_addr, fmt_map_off);
+	if (err) {
+		verbose(env, "verifier bug\n");
+		return -EFAULT;
+	}
+	err = bpf_bprintf_check((char *)(long)fmt_addr + fmt_map_off, data_len_reg->var_off.value / 8);
+	if (err < 0)
+		verbose(env, "Invalid format string\n");
+	return err < 0 ? err : 0;
+}
+
 static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
 {
 	const struct bpf_func_proto *fn = NULL;
@@ -3042,11 +3216,14 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 	}
 	if (func_id == BPF_FUNC_map_lookup_elem || func_id == BPF_FUNC_map_update_elem ||
 	    func_id == BPF_FUNC_map_delete_elem || func_id == BPF_FUNC_for_each_map_elem ||
-	    func_id == BPF_FUNC_map_lookup_percpu_elem) {	/* (record_func_map()) */
+	    func_id == BPF_FUNC_map_lookup_percpu_elem || func_id == BPF_FUNC_tail_call ||
+	    func_id == BPF_FUNC_map_push_elem || func_id == BPF_FUNC_map_pop_elem ||
+	    func_id == BPF_FUNC_map_peek_elem) {	/* (record_func_map()) */
 		struct bpf_insn_aux_data *aux = &env->insn_aux_data[*insn_idx_p];
 
 		if ((meta.map_ptr->map_flags & BPF_F_RDONLY_PROG) &&
-		    (func_id == BPF_FUNC_map_update_elem || func_id == BPF_FUNC_map_delete_elem)) {
+		    (func_id == BPF_FUNC_map_update_elem || func_id == BPF_FUNC_map_delete_elem ||
+		     func_id == BPF_FUNC_map_push_elem || func_id == BPF_FUNC_map_pop_elem)) {
 			verbose(env, "write into map forbidden\n");
 			return -EACCES;
 		}
@@ -3054,6 +3231,25 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 			aux->map_ptr = meta.map_ptr;
 		else if (aux->map_ptr != meta.map_ptr)
 			aux->map_ptr = BPF_MAP_PTR_POISON;
+	}
+	/* record_func_key(): a tail call's map is a program array (its key, for 6.1's direct tail
+	 * calls, is not recorded: every tail call here is indirect) */
+	if (func_id == BPF_FUNC_tail_call && meta.map_ptr->map_type != BPF_MAP_TYPE_PROG_ARRAY) {
+		verbose(env, "kernel subsystem misconfigured verifier\n");
+		return -EINVAL;
+	}
+	if (func_id == BPF_FUNC_tail_call) {
+		/* the program it jumps to cannot release what this one holds */
+		err = check_reference_leak(env);
+		if (err) {
+			verbose(env, "tail_call would lead to reference leak\n");
+			return err;
+		}
+	}
+	if (func_id == BPF_FUNC_snprintf) {	/* check_bpf_snprintf_call() */
+		err = check_bpf_snprintf_call(env, cur_regs(env));
+		if (err)
+			return err;
 	}
 	regs = cur_regs(env);
 	if (func_id == BPF_FUNC_loop)
@@ -3280,7 +3476,7 @@ static notrace bool btf_is_prog_ctx_type(const struct bpf_verifier_env *env, con
 }
 
 /* check_mem_reg(): reg points to mem_size bytes a function may read and write, or is NULL */
-static int check_mem_reg(struct bpf_verifier_env *env, struct bpf_reg_state *reg, u32 regno, u32 mem_size)
+static noinline int check_mem_reg(struct bpf_verifier_env *env, struct bpf_reg_state *reg, u32 regno, u32 mem_size)
 {
 	struct bpf_call_arg_meta wmeta = { .regno = -1 };
 	struct bpf_reg_state saved_reg = *reg;
@@ -3298,7 +3494,7 @@ static int check_mem_reg(struct bpf_verifier_env *env, struct bpf_reg_state *reg
 /* btf_check_func_arg_match(): the registers regs as the function's BTF prototype has its
  * arguments: scalars, its context, (a global function's, at a call) memory of the size pointed
  * to; -EINVAL and why in the log if not */
-static int btf_check_func_arg_match(struct bpf_verifier_env *env, int subprog, struct bpf_reg_state *regs,
+static noinline int btf_check_func_arg_match(struct bpf_verifier_env *env, int subprog, struct bpf_reg_state *regs,
 				    bool ptr_to_mem_ok, bool processing_call)
 {
 	const struct btf *btf = env->prog->btf;
@@ -3664,7 +3860,7 @@ static int add_subprog(struct bpf_verifier_env *env, int off)
 /* add_subprog_and_kfunc(): func#0 at insn 0, a function at each bpf-to-bpf call's target (and
  * each callback's, ld_imm64 of BPF_PSEUDO_FUNC); calls are for CAP_BPF.  (kfunc calls: refused
  * by do_check, this kernel has none.) */
-static int add_subprog_and_kfunc(struct bpf_verifier_env *env)
+static noinline int add_subprog_and_kfunc(struct bpf_verifier_env *env)
 {
 	struct bpf_insn *insn = env->prog->insnsi;
 	int i, ret, insn_cnt = env->prog->len;
@@ -3706,6 +3902,8 @@ static int check_subprogs(struct bpf_verifier_env *env)
 	for (i = 0; i < insn_cnt; i++) {
 		u8 code = insn[i].code;
 
+		if (code == (BPF_JMP | BPF_CALL) && insn[i].imm == BPF_FUNC_tail_call && insn[i].src_reg != BPF_PSEUDO_CALL)
+			subprog[cur_subprog].has_tail_call = true;
 		if (BPF_CLASS(code) != BPF_JMP && BPF_CLASS(code) != BPF_JMP32)
 			goto next;
 		if (BPF_OP(code) == BPF_EXIT || BPF_OP(code) == BPF_CALL)
@@ -3734,15 +3932,24 @@ next:
 }
 
 /* check_max_stack_depth(): down every chain of calls from func#0, at most 8 frames and 512
- * bytes of stack, each function's rounded up to 32 (the interpreter's granularity) */
+ * bytes of stack, each function's rounded up to 32 (the interpreter's granularity).  A tail
+ * call leaves its callers' frames on the stack: a function that makes one may be called with at
+ * most 256 bytes of them (33 tail calls * 256 bytes: 8k at worst), and each function on a chain
+ * to one is tail_call_reachable (the JIT passes the count down its calls). */
 static int check_max_stack_depth(struct bpf_verifier_env *env)
 {
 	struct bpf_subprog_info *subprog = env->subprog_info;
 	struct bpf_insn *insn = env->prog->insnsi;
-	int depth = 0, frame = 0, idx = 0, i = 0, subprog_end;
+	int depth = 0, frame = 0, idx = 0, i = 0, j, subprog_end;
 	int ret_insn[MAX_CALL_FRAMES], ret_prog[MAX_CALL_FRAMES];
+	bool tail_call_reachable = false;
 
 process_func:
+	if (idx && subprog[idx].has_tail_call && depth >= 256) {
+		verbose(env, "tail_calls are not allowed when call stack of previous frames is %d bytes. Too large\n",
+			depth);
+		return -EACCES;
+	}
 	depth += ALIGN(subprog[idx].stack_depth ? subprog[idx].stack_depth : 1, 32);
 	if (depth > MAX_BPF_STACK) {
 		verbose(env, "combined stack size of %d calls is %d. Too large\n", frame + 1, depth);
@@ -3765,6 +3972,8 @@ continue_func:
 		}
 		i = next_insn;
 		idx = sidx;
+		if (subprog[idx].has_tail_call)
+			tail_call_reachable = true;
 		frame++;
 		if (frame >= MAX_CALL_FRAMES) {
 			verbose(env, "the call stack of %d frames is too deep !\n", frame);
@@ -3772,6 +3981,11 @@ continue_func:
 		}
 		goto process_func;
 	}
+	if (tail_call_reachable)
+		for (j = 0; j < frame; j++)
+			subprog[ret_prog[j]].tail_call_reachable = true;
+	if (subprog[0].tail_call_reachable)	/* (its own tail calls: the JIT sees them) */
+		env->prog->tail_call_reachable = true;
 	if (frame == 0)
 		return 0;
 	depth -= ALIGN(subprog[idx].stack_depth ? subprog[idx].stack_depth : 1, 32);
@@ -3791,8 +4005,8 @@ continue_func:
 /* check_btf_func(): a func_info record per function, in order, each at its function's first
  * instruction and naming a FUNC of the program's BTF.  Records may be longer than this kernel's
  * if their tail is zeros (else E2BIG, with the size it reads written back for the loader).
- * (6.1's checks of a function's return type for LD_ABS and tail calls: this kernel's program
- * types have neither.) */
+ * A function other than the main one that makes a tail call must return an int (its caller
+ * gets the tail-called program's return value).  (LD_ABS: no program type here has it.) */
 static inline int check_btf_func(struct bpf_verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	u32 i, nfuncs = attr->func_info_cnt, urec_size, min_size, krec_size = sizeof(struct bpf_func_info);
@@ -3857,6 +4071,14 @@ static inline int check_btf_func(struct bpf_verifier_env *env, const union bpf_a
 		func_proto = btf_type_by_id(prog->btf, type->type);
 		if (!func_proto || !btf_type_is_func_proto(func_proto))
 			goto err_free;
+		if (i && env->subprog_info[i].has_tail_call) {
+			const struct btf_type *ret_type = prog_btf_skip_modifiers(prog->btf, func_proto->type);
+
+			if (!ret_type || !(btf_type_is_small_int(ret_type) || btf_is_any_enum(ret_type))) {
+				verbose(env, "tail_call is only allowed in functions that return 'int'.\n");
+				goto err_free;
+			}
+		}
 		prev_offset = krecord[i].insn_off;
 		urecord += urec_size;
 	}
@@ -3960,10 +4182,18 @@ err_free:
 static inline int check_btf_info(struct bpf_verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	struct btf *btf;
+	u32 i;
 	int err;
 
-	if (!attr->func_info_cnt && !attr->line_info_cnt)
+	if (!attr->func_info_cnt && !attr->line_info_cnt) {
+		/* check_abnormal_return(): without BTF a function's return type is unknown */
+		for (i = 1; i < env->subprog_cnt; i++)
+			if (env->subprog_info[i].has_tail_call) {
+				verbose(env, "tail_call is not allowed in subprogs without BTF\n");
+				return -EINVAL;
+			}
 		return 0;
+	}
 	btf = btf_get_by_fd(attr->prog_btf_fd);
 	if (IS_ERR(btf))
 		return PTR_ERR(btf);
@@ -4501,6 +4731,7 @@ process_bpf_exit:
 				if (err)
 					return err;
 				env->insn_idx++;
+				env->insn_aux_data[env->insn_idx].seen = true;	/* (sanitize_mark_insn_seen()) */
 			} else {
 				verbose(env, "invalid BPF_LD mode\n");
 				return -EINVAL;
@@ -4654,6 +4885,11 @@ static notrace int patch_program(struct bpf_verifier_env *env, u32 *new_len, str
 			buf[cnt++].code = BPF_LDX | BPF_PROBE_MEM | BPF_SIZE(code);
 		} else if (bpf_pseudo_call(insn)) {
 			buf[cnt++] = *insn;	/* its target moved by do_misc_fixups() */
+		} else if (code == (BPF_JMP | BPF_CALL) && insn->imm == BPF_FUNC_tail_call) {
+			/* an opcode of its own, which the interpreter and the JIT know: the program
+			 * array may change under it (6.1's direct tail calls, patched in the JITed
+			 * code as the array changes, are not here: each is an indirect one) */
+			buf[cnt++] = (struct bpf_insn){ .code = BPF_JMP | BPF_TAIL_CALL };
 		} else if (code == (BPF_JMP | BPF_CALL)) {
 			struct bpf_map *map = env->insn_aux_data[i].map_ptr;
 			const struct bpf_func_proto *fn = env->prog->ops->get_func_proto(insn->imm, env->prog);
@@ -4681,6 +4917,12 @@ static notrace int patch_program(struct bpf_verifier_env *env, u32 *new_len, str
 					direct = map->ops->map_for_each_callback;
 				else if (insn->imm == BPF_FUNC_map_lookup_percpu_elem)
 					direct = map->ops->map_lookup_percpu_elem;
+				else if (insn->imm == BPF_FUNC_map_push_elem)
+					direct = map->ops->map_push_elem;
+				else if (insn->imm == BPF_FUNC_map_pop_elem)
+					direct = map->ops->map_pop_elem;
+				else if (insn->imm == BPF_FUNC_map_peek_elem)
+					direct = map->ops->map_peek_elem;
 			}
 			if (cnt) {
 				/* map_gen_lookup's patch */
@@ -4706,6 +4948,21 @@ static notrace int patch_program(struct bpf_verifier_env *env, u32 *new_len, str
 	}
 	*new_len = n;
 	return 0;
+}
+
+/* sanitize_dead_code(): what no path reached becomes a jump to itself, never run, so that the
+ * fixups see none of it (a call libbpf poisoned for a relocation that failed, in a branch a
+ * frozen .rodata value rules out).  6.1 does this for the unprivileged and, for a privileged
+ * loader, removes those instructions (opt_remove_dead_code): here they stay, as traps, and the
+ * program keeps its length. */
+static void sanitize_dead_code(struct bpf_verifier_env *env)
+{
+	struct bpf_insn trap = { .code = BPF_JMP | BPF_JA, .off = -1 };
+	u32 i;
+
+	for (i = 0; i < env->prog->len; i++)
+		if (!env->insn_aux_data[i].seen)
+			env->prog->insnsi[i] = trap;
 }
 
 static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog **progp)
@@ -4762,6 +5019,9 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 			env->subprog_info[i].stack_depth += loop_inline_stack_extra(env->subprog_info[i].stack_depth);
 	}
 	env->subprog_info[env->subprog_cnt].start = new_len;
+	/* an interpreted program's tail call runs the next program in its stack: the largest */
+	if (env->subprog_info[0].has_tail_call && !new_prog->jit_requested)
+		env->subprog_info[0].stack_depth = MAX_BPF_STACK;
 	kfree(prog);
 	*progp = new_prog;
 	env->prog = new_prog;
@@ -4834,6 +5094,7 @@ static noinline int jit_subprogs(struct bpf_verifier_env *env)
 		f->func_idx = i;
 		f->name[0] = 'F';
 		f->stack_depth = env->subprog_info[i].stack_depth;
+		f->tail_call_reachable = env->subprog_info[i].tail_call_reachable;
 		f->jit_requested = true;
 		f->ksym_slot = -1;
 		/* the program's, not freed with the function */
@@ -4948,6 +5209,10 @@ static noinline notrace int fixup_call_args(struct bpf_verifier_env *env)
 			return err;
 	}
 	prog->jit_requested = false;
+	if (prog->tail_call_reachable) {	/* the interpreter's calls cannot pass the count */
+		verbose(env, "tail_calls are not allowed in non-JITed programs with bpf-to-bpf calls\n");
+		return -EINVAL;
+	}
 	for (i = 0; i < prog->len; i++, insn++) {
 		int subprog;
 
@@ -5160,12 +5425,36 @@ static int check_attach_btf_id(struct bpf_verifier_env *env)
 		return -EINVAL;
 	}
 	switch (prog->expected_attach_type) {
+	case BPF_TRACE_RAW_TP: {
+		/* a tracepoint by its probes' prototype, the typedef btf_trace_<name> */
+		static const char prefix[] = "btf_trace_";
+
+		if (btf_kind(t) != BTF_KIND_TYPEDEF) {
+			verbose(env, "attach_btf_id %u is not a typedef\n", btf_id);
+			return -EINVAL;
+		}
+		if (strncmp(prefix, tname, sizeof(prefix) - 1)) {
+			verbose(env, "attach_btf_id %u points to wrong type name %s\n", btf_id, tname);
+			return -EINVAL;
+		}
+		tname += sizeof(prefix) - 1;
+		t = btf_vmlinux_type_by_id(t->type);
+		if (!t || !btf_type_is_ptr(t))
+			return -EINVAL;
+		t = btf_vmlinux_type_by_id(t->type);
+		if (!t || !btf_type_is_func_proto(t))
+			return -EINVAL;
+		prog->attach_func_proto = t;
+		prog->attach_func_name = tname;
+		prog->attach_btf_trace = true;
+		return 0;
+	}
 	case BPF_TRACE_FENTRY:
 	case BPF_TRACE_FEXIT:
 	case BPF_TRACE_ITER:
 		break;
 	default:
-		/* raw_tp, fmod_ret: not in this kernel */
+		/* fmod_ret: not in this kernel */
 		return -EINVAL;
 	}
 	if (!btf_type_is_func(t)) {
@@ -5258,6 +5547,8 @@ skip_full_check:
 	if (ret == 0)
 		ret = check_max_stack_depth(env);
 	free_explored_states(env);
+	if (ret == 0)
+		sanitize_dead_code(env);
 	if (ret == 0)
 		ret = do_misc_fixups(env, progp);
 	if (ret == 0)

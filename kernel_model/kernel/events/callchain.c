@@ -6,15 +6,18 @@
  */
 #include "../../include/perf_event.h"
 #include "../../include/maccess.h"
+#include "../../include/bpf.h"
 
 #define PERF_CALLCHAIN_MAX (PERF_MAX_STACK_DEPTH + 3)	/* nr, two contexts, the frames */
 
 /* one per cpu: samples are taken under perf_lock with interrupts off */
 static u64 perf_callchain_entries[NR_CPUS][1 + PERF_CALLCHAIN_MAX];
 
+/* the kernel's text, and the code it writes at run time past it: its JITed BPF programs (6.1's
+ * __kernel_text_address(); the trampolines' area lies in the text here) */
 noinline bool kernel_text_address(u64 addr)
 {
-	return addr >= (u64)_stext && addr < (u64)_etext;
+	return (addr >= (u64)_stext && addr < (u64)_etext) || is_bpf_text_address(addr);
 }
 
 noinline int perf_callchain_kernel(u64 *ips, int nr, int max, struct pt_regs *regs, bool add_mark)

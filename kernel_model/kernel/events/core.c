@@ -5,6 +5,7 @@
  * Locking: include/perf_event.h.
  */
 #include "../../include/security.h"
+#include "../../include/pid.h"
 #include "../../include/fs.h"
 #include "../../include/perf_event.h"
 #include "../../include/trace/kprobe_perf.h"
@@ -872,6 +873,25 @@ int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog)
 			return -EACCES;
 	}
 	return perf_event_attach_bpf_prog(event, prog);
+}
+
+/* perf_event_free_bpf_prog(): the event's program goes, the event's reference to it put (a
+ * perf link's release; the event stays) */
+void perf_event_free_bpf_prog(struct perf_event *event)
+{
+	struct bpf_prog *prog;
+	unsigned long flags;
+
+	if (perf_event_is_tracing(event)) {
+		perf_event_detach_bpf_prog(event);
+		return;
+	}
+	flags = perf_lock_irqsave();	/* (perf_event_free_bpf_handler()) */
+	prog = event->prog;
+	event->prog = NULL;
+	perf_unlock_irqrestore(flags);
+	if (prog)
+		bpf_prog_put(prog);
 }
 
 /*
@@ -1764,6 +1784,13 @@ struct file *perf_event_get(unsigned int fd)
 		return ERR_PTR(-EBADF);
 	}
 	return f;
+}
+
+const struct perf_event *perf_get_event(struct file *file)
+{
+	if (file->f_op != &perf_fops)
+		return ERR_PTR(-EINVAL);
+	return file->private_data;
 }
 
 /* perf_event_set_filter() → ftrace_profile_set_filter(): a tracepoint event's, once */
@@ -2734,7 +2761,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid
 		unsigned long sflags;
 
 		spin_lock_irqsave(&sched_lock, sflags);
-		task = pid ? find_task_by_pid(pid) : current;
+		task = pid ? find_task_by_vpid(pid) : current;
 		spin_unlock_irqrestore(&sched_lock, sflags);
 		if (!task || (task->flags & PF_EXITING))
 			return -ESRCH;
@@ -2757,7 +2784,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid
 		if (attr.exclusive || attr.pinned)
 			goto err_alloc;
 	}
-	if (task && task->uid != current->uid && !perfmon_capable()) {
+	if (task && __task_cred(task)->uid != current_cred()->uid && !perfmon_capable()) {
 		err = -EACCES;	/* perf_check_permission(): ptrace_may_access() */
 		goto err_alloc;
 	}

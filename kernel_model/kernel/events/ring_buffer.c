@@ -273,7 +273,7 @@ notrace void perf_pool_wakeup(int region)
 	struct perf_pool_status *st = perf_pool_status(region);
 
 	__atomic_add_fetch(&st->wakeups, 1, __ATOMIC_SEQ_CST);
-	asm volatile("mfence" ::: "memory");	/* the count before the look at `waiting` (host too) */
+	host_mb();	/* the count before the look at `waiting`, on the host too */
 	if (__atomic_load_n(&st->waiting, __ATOMIC_SEQ_CST)) {
 		st->waiting = 0;
 		host_doorbell(PORT_PERF_WAKEUP, region);

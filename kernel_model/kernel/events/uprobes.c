@@ -25,8 +25,6 @@
 
 #define PROT_READ	0x1
 #define PROT_EXEC	0x4
-#define MAP_PRIVATE	0x02
-#define MAP_ANONYMOUS	0x20
 #define XOL_SLOT_BYTES	64
 #define XOL_SLOTS	(PAGE_SIZE / XOL_SLOT_BYTES)
 #define UTASKS		64
@@ -258,9 +256,9 @@ static unsigned long xol_get_insn_slot(struct mm_struct *mm, struct uprobe_point
 
 	if (!area)
 		return 0;
-	/* (6.1 takes a slot from the area's bitmap; this kernel serialises on the mmap_lock's
-	 * mutex, untraced: no mmap_lock event 6.1 would not show) */
-	mutex_lock(&mm->mmap_lock);
+	/* (6.1 takes a slot from the area's bitmap; this kernel serialises on the mmap_lock
+	 * held for writing, untraced: no mmap_lock event 6.1 would not show) */
+	down_write(&mm->mmap_lock);
 	for (i = 1; i < XOL_SLOTS; i++) {
 		if (area->slot_bp[i] == bp_vaddr || !area->slot_bp[i])
 			break;
@@ -284,7 +282,7 @@ static unsigned long xol_get_insn_slot(struct mm_struct *mm, struct uprobe_point
 		}
 		slot = area->vaddr + i * XOL_SLOT_BYTES;
 	}
-	mutex_unlock(&mm->mmap_lock);
+	up_write(&mm->mmap_lock);
 	return slot;
 }
 

@@ -58,7 +58,7 @@ static const u64 intel_perfmon_event_map[PERF_COUNT_HW_MAX] = {
 	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS]	= PMU_EVENT_BRANCHES,
 };
 
-static u64 intel_pmu_event_map(u64 hw_event)
+static noinline u64 intel_pmu_event_map(u64 hw_event)
 {
 	return intel_perfmon_event_map[hw_event];
 }
@@ -124,7 +124,7 @@ static bool x86_perf_event_set_period(struct perf_event *event)
 	return ret;
 }
 
-static void x86_pmu_enable_event(struct perf_event *event)
+static noinline void x86_pmu_enable_event(struct perf_event *event)
 {
 	struct hostif_pmu *pmu = cpu_pmu(event->oncpu);
 
@@ -143,7 +143,7 @@ static void x86_pmu_disable_event(struct perf_event *event)
 	WRITE_ONCE(pmu->evtsel[event->hw.idx], event->hw.config);
 }
 
-static void x86_pmu_start(struct perf_event *event, int flags)
+static noinline void x86_pmu_start(struct perf_event *event, int flags)
 {
 	if (!(event->hw.state & PERF_HES_STOPPED) || event->hw.idx < 0)
 		return;

@@ -2,6 +2,7 @@
  * round-robin runqueues under one lock, wakeups across CPUs, tick-driven preemption, the
  * idle loop. */
 #include "../../include/kernel.h"
+#include "../../include/pid.h"
 #include "../../include/trace/trace.h"
 #include "../../include/clockchips.h"
 #include "../../include/perf_event.h"
@@ -15,6 +16,15 @@
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
 #define SCHED_SLICE_NS (3 * TICK_NSEC)
+
+/* the policies (include/uapi/linux/sched.h) */
+#define SCHED_NORMAL	0
+#define SCHED_FIFO	1
+#define SCHED_RR	2
+#define SCHED_BATCH	3
+#define SCHED_IDLE	5
+#define SCHED_DEADLINE	6
+struct sched_param { int sched_priority; };
 
 static struct rq *cpu_rq(int cpu) { return &cpu_data[cpu].rq; }
 static __always_inline int cpu_of(struct rq *rq) { return container_of(rq, struct percpu, rq) - cpu_data; }
@@ -57,7 +67,7 @@ static __always_inline void raw_spin_rq_unlock_irq(struct rq *rq)
 
 /* Another cpu is told by IPI, unless it is idle and polling need_resched (its idle loop
  * between halts), which sees it without one. */
-static noinline notrace void resched_curr(int cpu)
+static noinline void resched_curr(int cpu)
 {
 	cpu_data[cpu].need_resched = 1;
 	if (cpu == smp_processor_id())
@@ -108,26 +118,41 @@ noinline void update_rq_clock(struct rq *rq)
 /* ---- the fair class (kernel/sched/fair.c): one FIFO queue of equal weights here, the
  * running task out of it (set_next_entity), back at its tail when it stops (put_prev_task) ---- */
 /* The entity into its queue (6.1's rbtree by vruntime: the tail here) */
-static noinline void enqueue_entity(struct rq *cfs_rq, struct task_struct *se, int flags)
+static inline int task_has_idle_policy(struct task_struct *p)
 {
-	list_add_tail(&se->run_list, &cfs_rq->queue);
+	return p->policy == SCHED_IDLE;
 }
 
-static noinline void dequeue_entity(struct rq *cfs_rq, struct task_struct *se, int flags)
+static noinline void enqueue_entity(struct cfs_rq *cfs_rq, struct task_struct *se, int flags)
+{
+	list_add_tail(&se->run_list, &cfs_rq->queue);
+	cfs_rq->nr_running++;		/* account_entity_enqueue() */
+	cfs_rq->idle_nr_running += task_has_idle_policy(se);	/* (se_is_idle()) */
+}
+
+static noinline void dequeue_entity(struct cfs_rq *cfs_rq, struct task_struct *se, int flags)
 {
 	if (!list_empty(&se->run_list))	/* (the running task is not in the queue) */
 		list_del_init(&se->run_list);
+	cfs_rq->nr_running--;		/* account_entity_dequeue() */
+	cfs_rq->idle_nr_running -= task_has_idle_policy(se);
 }
 
 static noinline void enqueue_task_fair(struct rq *rq, struct task_struct *p, int flags)
 {
-	enqueue_entity(rq, p, flags);	/* (no group hierarchy: one entity) */
+	p->se.cfs_rq = &rq->cfs;	/* set_task_rq(): 6.1 sets it when it picks the task's cpu; the
+					 * model's paths that pick one (or write p->cpu) all end here */
+	enqueue_entity(&rq->cfs, p, flags);	/* (no group hierarchy: one entity) */
+	rq->cfs.h_nr_running++;
+	rq->cfs.idle_h_nr_running += task_has_idle_policy(p);
 	rq->nr_running++;		/* add_nr_running() */
 }
 
 static noinline void dequeue_task_fair(struct rq *rq, struct task_struct *p, int flags)
 {
-	dequeue_entity(rq, p, flags);
+	dequeue_entity(&rq->cfs, p, flags);
+	rq->cfs.h_nr_running--;
+	rq->cfs.idle_h_nr_running -= task_has_idle_policy(p);
 	rq->nr_running--;		/* sub_nr_running() */
 }
 
@@ -143,21 +168,34 @@ noinline int available_idle_cpu(int cpu)
 	return idle_cpu(cpu);
 }
 
-/* Prefer the task's previous cpu when idle, else any idle cpu, else previous. */
+/* whether the task may run on the cpu (p->cpus_ptr; no mask set: every cpu) */
+static __always_inline bool task_allowed_on_cpu(const struct task_struct *p, int cpu)
+{
+	return !p->cpus_mask || (p->cpus_mask >> cpu & 1);
+}
+
+/* Prefer the task's previous cpu when idle, else any idle cpu, else previous; of the cpus it
+ * may run on (select_fallback_rq: the first of them when the previous one is not) */
 static noinline int select_task_rq_fair(struct task_struct *p, int prev_cpu, int wake_flags)
 {
 	int cpu;
 
-	if (prev_cpu >= 0 && prev_cpu < nr_cpu_ids && available_idle_cpu(prev_cpu))
+	if (prev_cpu >= 0 && prev_cpu < nr_cpu_ids && task_allowed_on_cpu(p, prev_cpu) &&
+	    available_idle_cpu(prev_cpu))
 		return prev_cpu;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (available_idle_cpu(cpu))
+		if (task_allowed_on_cpu(p, cpu) && available_idle_cpu(cpu))
 			return cpu;
-	return prev_cpu >= 0 && prev_cpu < nr_cpu_ids ? prev_cpu : smp_processor_id();
+	if (prev_cpu >= 0 && prev_cpu < nr_cpu_ids && task_allowed_on_cpu(p, prev_cpu))
+		return prev_cpu;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (task_allowed_on_cpu(p, cpu))
+			return cpu;
+	return smp_processor_id();
 }
 
 /* The running entity back into its queue, while still runnable */
-static noinline void put_prev_entity(struct rq *cfs_rq, struct task_struct *prev)
+static noinline void put_prev_entity(struct cfs_rq *cfs_rq, struct task_struct *prev)
 {
 	if (prev->on_rq)
 		list_add_tail(&prev->run_list, &cfs_rq->queue);
@@ -165,16 +203,16 @@ static noinline void put_prev_entity(struct rq *cfs_rq, struct task_struct *prev
 
 static noinline void put_prev_task_fair(struct rq *rq, struct task_struct *prev)
 {
-	put_prev_entity(rq, prev);
+	put_prev_entity(&rq->cfs, prev);
 }
 
-static noinline void set_next_entity(struct rq *rq, struct task_struct *se)
+static noinline void set_next_entity(struct cfs_rq *cfs_rq, struct task_struct *se)
 {
 	list_del_init(&se->run_list);
 }
 
 /* The queue's first entity (6.1's leftmost: the smallest vruntime), NULL if none */
-noinline struct task_struct *__pick_first_entity(struct rq *cfs_rq)
+noinline struct task_struct *__pick_first_entity(struct cfs_rq *cfs_rq)
 {
 	if (list_empty(&cfs_rq->queue))
 		return NULL;
@@ -182,7 +220,7 @@ noinline struct task_struct *__pick_first_entity(struct rq *cfs_rq)
 }
 
 /* The entity to run next: the leftmost (6.1 may prefer a buddy; none here) */
-static noinline struct task_struct *pick_next_entity(struct rq *cfs_rq, struct task_struct *curr)
+static noinline struct task_struct *pick_next_entity(struct cfs_rq *cfs_rq, struct task_struct *curr)
 {
 	return __pick_first_entity(cfs_rq);
 }
@@ -194,10 +232,10 @@ noinline struct task_struct *pick_next_task_fair(struct rq *rq, struct task_stru
 
 	if (prev != rq->idle && prev->on_rq)	/* (not deactivated by __schedule) */
 		put_prev_task_fair(rq, prev);
-	next = pick_next_entity(rq, NULL);
+	next = pick_next_entity(&rq->cfs, NULL);
 	if (!next)
 		return NULL;
-	set_next_entity(rq, next);
+	set_next_entity(&rq->cfs, next);
 	return next;
 }
 
@@ -219,7 +257,7 @@ static noinline void task_fork_fair(struct task_struct *p)
 
 /* An entity's slice of the scheduling period: every task has nice 0's weight here, the
  * slice is the same for all */
-noinline u64 sched_slice(struct rq *cfs_rq, struct task_struct *se)
+noinline u64 sched_slice(struct cfs_rq *cfs_rq, struct task_struct *se)
 {
 	return SCHED_SLICE_NS;
 }
@@ -228,7 +266,7 @@ noinline u64 sched_slice(struct rq *cfs_rq, struct task_struct *se)
 static noinline void task_tick_fair(struct rq *rq, struct task_struct *curr, int queued)
 {
 	update_curr(rq, rq->clock);
-	if (!list_empty(&rq->queue) && curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= sched_slice(rq, curr))
+	if (!list_empty(&rq->cfs.queue) && curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= sched_slice(&rq->cfs, curr))
 		this_cpu()->need_resched = 1;	/* check_preempt_tick's resched_curr */
 }
 
@@ -289,7 +327,7 @@ static noinline void yield_task_fair(struct rq *rq)
  * runqueue */
 static noinline unsigned int get_rr_interval_fair(struct rq *rq, struct task_struct *task)
 {
-	return rq->nr_running ? sched_slice(rq, task) / TICK_NSEC : 0;	/* NS_TO_JIFFIES() */
+	return rq->nr_running ? sched_slice(&rq->cfs, task) / TICK_NSEC : 0;	/* NS_TO_JIFFIES() */
 }
 
 /* A task's priority changed (its nice): the running one lowered gives way at once; a
@@ -361,6 +399,32 @@ noinline void kick_process(struct task_struct *p)
 		smp_send_reschedule(p->cpu);
 }
 
+noinline void wake_q_add(struct wake_q_head *head, struct task_struct *task)
+{
+	struct wake_q_node *node = &task->wake_q, *none = NULL;
+
+	/* queued already: whoever queued it wakes it (after our caller's change, which the
+	 * atomic orders before) */
+	if (!__atomic_compare_exchange_n(&node->next, &none, WAKE_Q_TAIL, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED))
+		return;
+	*head->lastp = node;
+	head->lastp = &node->next;
+}
+
+noinline void wake_up_q(struct wake_q_head *head)
+{
+	struct wake_q_node *node = head->first;
+
+	while (node != WAKE_Q_TAIL) {
+		struct task_struct *task = container_of(node, struct task_struct, wake_q);
+
+		node = node->next;
+		WRITE_ONCE(task->wake_q.next, NULL);	/* it may be queued again from now on */
+		wake_up_process(task);
+	}
+}
+
 noinline int wake_up_process(struct task_struct *p)
 {
 	return try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE, 0);
@@ -387,6 +451,20 @@ noinline int sched_fork(unsigned long clone_flags, struct task_struct *p)
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	p->prio = current->prio;	/* the parent's nice (normal_prio) */
+	p->policy = current->policy;
+	p->rt_priority = current->rt_priority;
+	p->dl_runtime = current->dl_runtime;
+	p->dl_deadline = current->dl_deadline;
+	p->dl_period = current->dl_period;
+	p->cpus_mask = current->cpus_mask;
+	/* SCHED_RESET_ON_FORK: the child is a plain fair task at nice 0 or above */
+	if (current->sched_reset_on_fork) {
+		if (p->policy != SCHED_IDLE && p->policy != SCHED_BATCH)
+			p->policy = SCHED_NORMAL;
+		p->rt_priority = 0;
+		if (p->prio < DEFAULT_PRIO)
+			p->prio = DEFAULT_PRIO;
+	}
 	return 0;
 }
 
@@ -648,11 +726,18 @@ notrace int migrate_one_task(void)
 	int cpu, moved = 0;
 
 	spin_lock_irqsave(&sched_lock, flags);
+	/* migration_cpu_stop(): a task queued here that may no longer run here goes first */
+	list_for_each_entry(p, &pc->rq.cfs.queue, run_list)
+		if (!task_allowed_on_cpu(p, smp_processor_id())) {
+			move_queued_task(&pc->rq, p, select_task_rq_fair(p, -1, 0));
+			spin_unlock_irqrestore(&sched_lock, flags);
+			return 1;
+		}
 	for (cpu = 0; cpu < nr_cpu_ids && !moved; cpu++) {
-		if (cpu_rq(cpu)->nr_running || list_empty(&pc->rq.queue))
+		if (cpu_rq(cpu)->nr_running || list_empty(&pc->rq.cfs.queue))
 			continue;
-		list_for_each_entry(p, &pc->rq.queue, run_list) {
-			if (p->flags & PF_NO_SETAFFINITY)
+		list_for_each_entry(p, &pc->rq.cfs.queue, run_list) {
+			if ((p->flags & PF_NO_SETAFFINITY) || !task_allowed_on_cpu(p, cpu))
 				continue;
 			move_queued_task(&pc->rq, p, cpu);
 			moved = 1;
@@ -725,15 +810,6 @@ noinline unsigned long long nr_context_switches(void)
 	return sum;
 }
 
-notrace noinline struct task_struct *find_task_by_pid(pid_t pid)
-{
-	struct task_struct *t;
-
-	list_for_each_entry(t, &task_list, tasks)
-		if (t->pid == pid)
-			return t;
-	return NULL;
-}
 
 void __init sched_init_idle(int cpu)
 {
@@ -743,13 +819,17 @@ void __init sched_init_idle(int cpu)
 	if (!idle)
 		panic("no memory for idle task");
 	idle->pid = 0;
+	idle->thread_pid = &init_struct_pid;	/* (not attached: no lookup finds pid 0) */
 	idle->flags = PF_KTHREAD | PF_IDLE;
+	idle->real_cred = get_cred(&init_cred);	/* (init_task's, which 6.1's idle tasks fork from) */
+	idle->cred = get_cred(&init_cred);
 	idle->cpu = cpu;
+	idle->se.cfs_rq = &pc->rq.cfs;	/* __set_task_cpu(): set_task_rq() */
 	idle->on_rq = 1;
 	idle->on_cpu = 1;
 	idle->stack = idle_stacks[cpu];
 	scnprintf(idle->comm, TASK_COMM_LEN, "swapper/%d", cpu);
-	INIT_LIST_HEAD(&pc->rq.queue);
+	INIT_LIST_HEAD(&pc->rq.cfs.queue);
 	INIT_LIST_HEAD(&pc->timers);
 	pc->rq.idle = pc->rq.curr = idle;
 	pc->curr_task = idle;
@@ -852,19 +932,315 @@ SYSCALL_DEFINE0(sched_yield)
 	return 0;
 }
 
-/* ---- the scheduling policy: every task here is SCHED_NORMAL, of the fair class ---- */
-#define SCHED_NORMAL	0
-#define SCHED_FIFO	1
-#define SCHED_RR	2
-#define SCHED_BATCH	3
-#define SCHED_IDLE	5
-#define SCHED_DEADLINE	6
-struct sched_param { int sched_priority; };
+/* ---- the scheduling policy (the fair class runs every task here) ---- */
 
 /* the caller (pid 0) or the task of that pid */
 static __always_inline struct task_struct *find_process_by_pid(pid_t pid)
 {
-	return pid ? find_task_by_pid(pid) : current;
+	return pid ? find_task_by_vpid(pid) : current;
+}
+
+#define SCHED_RESET_ON_FORK	0x40000000
+#define SETPARAM_POLICY		-1
+#define SCHED_FLAG_RESET_ON_FORK	0x01
+#define SCHED_FLAG_KEEP_POLICY		0x08
+#define SCHED_FLAG_KEEP_PARAMS		0x10
+#define SCHED_FLAG_UTIL_CLAMP		0x60
+#define SCHED_FLAG_ALL			0x7f
+#define SCHED_FLAG_SUGOV		0x10000000
+#define SCHED_ATTR_SIZE_VER0		48
+#define DL_SCALE			10
+#define DL_PERIOD_MIN_NS		(100ULL * 1000)		/* sysctl_sched_dl_period_min: 100 us */
+#define DL_PERIOD_MAX_NS		((1ULL << 22) * 1000)	/* sysctl_sched_dl_period_max: ~4 s */
+
+struct sched_attr {
+	u32 size, sched_policy;
+	u64 sched_flags;
+	s32 sched_nice;
+	u32 sched_priority;
+	u64 sched_runtime, sched_deadline, sched_period;
+	u32 sched_util_min, sched_util_max;
+};
+
+static inline bool fair_policy(int policy)
+{
+	return policy == SCHED_NORMAL || policy == SCHED_BATCH || policy == SCHED_IDLE;
+}
+
+static inline bool rt_policy(int policy)
+{
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
+static inline bool valid_policy(int policy)
+{
+	return fair_policy(policy) || rt_policy(policy) || policy == SCHED_DEADLINE;
+}
+
+/* a deadline task's parameters: runtime <= deadline <= period, within the sysctl's bounds */
+static noinline bool __checkparam_dl(const struct sched_attr *attr)
+{
+	u64 period = attr->sched_period ? attr->sched_period : attr->sched_deadline;
+
+	if (attr->sched_flags & SCHED_FLAG_SUGOV)
+		return true;
+	if (attr->sched_deadline == 0 || attr->sched_runtime < (1ULL << DL_SCALE))
+		return false;
+	if ((attr->sched_deadline | attr->sched_period) & (1ULL << 63))
+		return false;
+	if (period < attr->sched_deadline || attr->sched_deadline < attr->sched_runtime)
+		return false;
+	return period >= DL_PERIOD_MIN_NS && period <= DL_PERIOD_MAX_NS;
+}
+
+/* the caller's euid is the task's euid or uid */
+static inline bool check_same_owner(struct task_struct *p)
+{
+	const struct cred *cred = current_cred(), *pcred = __task_cred(p);
+
+	return cred->euid == pcred->euid || cred->euid == pcred->uid;
+}
+
+/* the task's parameters as sched_getattr reports them (get_params) */
+static inline void get_params(struct task_struct *p, struct sched_attr *attr)
+{
+	if (p->policy == SCHED_DEADLINE) {
+		attr->sched_runtime = p->dl_runtime;
+		attr->sched_deadline = p->dl_deadline;
+		attr->sched_period = p->dl_period;
+	} else if (rt_policy(p->policy)) {
+		attr->sched_priority = p->rt_priority;
+	} else {
+		attr->sched_nice = task_nice(p);
+	}
+}
+
+/* The task's policy: a queued task's SCHED_IDLE counts follow it (6.1 dequeues the task and
+ * queues it again around the change) */
+static void set_task_policy(struct task_struct *p, int policy)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);	/* task_rq_lock() */
+	if (p->on_rq && p->cpu >= 0 && !(p->flags & PF_IDLE)) {
+		struct cfs_rq *cfs_rq = &cpu_rq(p->cpu)->cfs;
+		int idle_delta = (policy == SCHED_IDLE) - task_has_idle_policy(p);
+
+		cfs_rq->idle_nr_running += idle_delta;
+		cfs_rq->idle_h_nr_running += idle_delta;
+	}
+	p->policy = policy;
+	spin_unlock_irqrestore(&sched_lock, flags);
+}
+
+/*
+ * A new policy and its parameters for the task, with 6.1's checks: EINVAL for a policy, flags or
+ * priority out of range (1-99 for FIFO/RR, 0 for the others) or deadline parameters that do not
+ * hold; without CAP_SYS_NICE, EPERM for a nice below RLIMIT_NICE's, a real-time policy or
+ * priority past RLIMIT_RTPRIO, SCHED_DEADLINE, leaving SCHED_IDLE past RLIMIT_NICE, another
+ * user's task, or dropping reset-on-fork.  The fair class runs every task here: a nice is
+ * honoured (set_user_nice), a real-time or deadline policy kept and reported.  (No deadline
+ * admission control: there is no deadline class to admit to.)
+ */
+noinline int __sched_setscheduler(struct task_struct *p, const struct sched_attr *attr, bool user, bool pi)
+{
+	int policy = attr->sched_policy, retval;
+	bool reset_on_fork;
+	long nice;
+
+	if (policy < 0) {
+		reset_on_fork = p->sched_reset_on_fork;
+		policy = p->policy;
+	} else {
+		reset_on_fork = !!(attr->sched_flags & SCHED_FLAG_RESET_ON_FORK);
+		if (!valid_policy(policy))
+			return -EINVAL;
+	}
+	if (attr->sched_flags & ~(SCHED_FLAG_ALL | SCHED_FLAG_SUGOV))
+		return -EINVAL;
+	if (attr->sched_priority > MAX_RT_PRIO - 1)
+		return -EINVAL;
+	if ((policy == SCHED_DEADLINE && !__checkparam_dl(attr)) || (rt_policy(policy) != (attr->sched_priority != 0)))
+		return -EINVAL;
+	if (user && !capable(CAP_SYS_NICE)) {
+		if (fair_policy(policy) && attr->sched_nice < task_nice(p) && !can_nice(p, attr->sched_nice))
+			return -EPERM;
+		if (rt_policy(policy)) {
+			unsigned long rlim_rtprio = task_rlimit(p, RLIMIT_RTPRIO);
+
+			if (policy != (int)p->policy && !rlim_rtprio)
+				return -EPERM;
+			if (attr->sched_priority > p->rt_priority && attr->sched_priority > rlim_rtprio)
+				return -EPERM;
+		}
+		if (policy == SCHED_DEADLINE)
+			return -EPERM;
+		if (p->policy == SCHED_IDLE && policy != SCHED_IDLE && !can_nice(p, task_nice(p)))
+			return -EPERM;
+		if (!check_same_owner(p))
+			return -EPERM;
+		if (p->sched_reset_on_fork && !reset_on_fork)
+			return -EPERM;
+	}
+	if (user) {
+		if (attr->sched_flags & SCHED_FLAG_SUGOV)
+			return -EINVAL;
+		retval = security_task_setscheduler(p);
+		if (retval)
+			return retval;
+	}
+	if (attr->sched_flags & SCHED_FLAG_UTIL_CLAMP)
+		return -EOPNOTSUPP;	/* uclamp_validate(): no CONFIG_UCLAMP_TASK in Debian's 6.1 */
+	/* __setscheduler_params() */
+	nice = fair_policy(policy) ? attr->sched_nice : task_nice(p);
+	p->sched_reset_on_fork = reset_on_fork;
+	set_task_policy(p, policy);
+	p->rt_priority = rt_policy(policy) ? attr->sched_priority : 0;
+	if (policy == SCHED_DEADLINE) {
+		p->dl_runtime = attr->sched_runtime;
+		p->dl_deadline = attr->sched_deadline;
+		p->dl_period = attr->sched_period ? attr->sched_period : attr->sched_deadline;
+	}
+	set_user_nice(p, nice);
+	return 0;
+}
+
+static inline int _sched_setscheduler(struct task_struct *p, int policy, const struct sched_param *param,
+					bool check)
+{
+	struct sched_attr attr = {
+		.sched_policy = policy,
+		.sched_priority = param->sched_priority,
+		.sched_nice = task_nice(p),	/* PRIO_TO_NICE(p->static_prio) */
+	};
+
+	if ((policy != SETPARAM_POLICY) && (policy & SCHED_RESET_ON_FORK)) {
+		attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
+		policy &= ~SCHED_RESET_ON_FORK;
+		attr.sched_policy = policy;
+	}
+	return __sched_setscheduler(p, &attr, check, true);
+}
+
+noinline int sched_setscheduler(struct task_struct *p, int policy, const struct sched_param *param)
+{
+	return _sched_setscheduler(p, policy, param, true);
+}
+
+noinline int sched_setattr(struct task_struct *p, const struct sched_attr *attr)
+{
+	return __sched_setscheduler(p, attr, true, true);
+}
+
+static noinline long do_sched_setscheduler(pid_t pid, int policy, struct sched_param *param)
+{
+	struct sched_param lparam;
+	struct task_struct *p;
+	int retval;
+
+	if (!param || pid < 0)
+		return -EINVAL;
+	if (copy_from_user(&lparam, param, sizeof(struct sched_param)))
+		return -EFAULT;
+	preempt_disable();	/* rcu_read_lock() */
+	p = find_process_by_pid(pid);
+	retval = p ? sched_setscheduler(p, policy, &lparam) : -ESRCH;
+	preempt_enable();
+	return retval;
+}
+
+SYSCALL_DEFINE3(sched_setscheduler, pid_t, pid, int, policy, struct sched_param *, param)
+{
+	if (policy < 0)
+		return -EINVAL;
+	return do_sched_setscheduler(pid, policy, param);
+}
+
+SYSCALL_DEFINE2(sched_setparam, pid_t, pid, struct sched_param *, param)
+{
+	return do_sched_setscheduler(pid, SETPARAM_POLICY, param);
+}
+
+/* A sched_attr of any size from 48 bytes (VER0) up to a page: what this kernel does not know
+ * must be zeros (copy_struct_from_user); E2BIG with the size it knows written back */
+static notrace int sched_copy_attr(struct sched_attr *uattr, struct sched_attr *attr)
+{
+	u32 size;
+	unsigned char c;
+	u32 i;
+
+	memset(attr, 0, sizeof(*attr));
+	if (copy_from_user(&size, &uattr->size, sizeof(size)))
+		return -EFAULT;
+	if (!size)
+		size = SCHED_ATTR_SIZE_VER0;
+	if (size < SCHED_ATTR_SIZE_VER0 || size > PAGE_SIZE)
+		goto err_size;
+	for (i = sizeof(*attr); i < size; i++) {
+		if (copy_from_user(&c, (char *)uattr + i, 1))
+			return -EFAULT;
+		if (c)
+			goto err_size;
+	}
+	if (copy_from_user(attr, uattr, min(size, (u32)sizeof(*attr))))
+		return -EFAULT;
+	if ((attr->sched_flags & SCHED_FLAG_UTIL_CLAMP) && size < sizeof(*attr))
+		return -EINVAL;
+	attr->sched_nice = attr->sched_nice < MIN_NICE ? MIN_NICE : attr->sched_nice > MAX_NICE ? MAX_NICE :
+			   attr->sched_nice;
+	return 0;
+err_size:
+	size = sizeof(*attr);
+	copy_to_user(&uattr->size, &size, sizeof(size));
+	return -E2BIG;
+}
+
+SYSCALL_DEFINE3(sched_setattr, pid_t, pid, struct sched_attr *, uattr, unsigned int, flags)
+{
+	struct sched_attr attr;
+	struct task_struct *p;
+	int retval;
+
+	if (!uattr || pid < 0 || flags)
+		return -EINVAL;
+	retval = sched_copy_attr(uattr, &attr);
+	if (retval)
+		return retval;
+	if ((int)attr.sched_policy < 0)
+		return -EINVAL;
+	if (attr.sched_flags & SCHED_FLAG_KEEP_POLICY)
+		attr.sched_policy = SETPARAM_POLICY;
+	preempt_disable();
+	p = find_process_by_pid(pid);
+	if (p && (attr.sched_flags & SCHED_FLAG_KEEP_PARAMS))
+		get_params(p, &attr);
+	retval = p ? sched_setattr(p, &attr) : -ESRCH;
+	preempt_enable();
+	return retval;
+}
+
+SYSCALL_DEFINE4(sched_getattr, pid_t, pid, struct sched_attr *, uattr, unsigned int, usize, unsigned int, flags)
+{
+	struct sched_attr kattr = { };
+	struct task_struct *p;
+	int retval;
+
+	if (!uattr || pid < 0 || usize > PAGE_SIZE || usize < SCHED_ATTR_SIZE_VER0 || flags)
+		return -EINVAL;
+	preempt_disable();
+	p = find_process_by_pid(pid);
+	retval = p ? security_task_getscheduler(p) : -ESRCH;
+	if (!retval) {
+		kattr.sched_policy = p->policy;
+		if (p->sched_reset_on_fork)
+			kattr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
+		get_params(p, &kattr);
+	}
+	preempt_enable();
+	if (retval)
+		return retval;
+	kattr.size = min(usize, (unsigned int)sizeof(kattr));	/* sched_attr_copy_to_user() */
+	return copy_to_user(uattr, &kattr, kattr.size) ? -EFAULT : 0;
 }
 
 SYSCALL_DEFINE1(sched_getscheduler, pid_t, pid)
@@ -880,7 +1256,7 @@ SYSCALL_DEFINE1(sched_getscheduler, pid_t, pid)
 	if (p) {
 		retval = security_task_getscheduler(p);
 		if (!retval)
-			retval = SCHED_NORMAL;	/* p->policy */
+			retval = p->policy | (p->sched_reset_on_fork ? SCHED_RESET_ON_FORK : 0);
 	}
 	preempt_enable();
 	return retval;
@@ -888,7 +1264,7 @@ SYSCALL_DEFINE1(sched_getscheduler, pid_t, pid)
 
 SYSCALL_DEFINE2(sched_getparam, pid_t, pid, struct sched_param *, param)
 {
-	struct sched_param lp = { .sched_priority = 0 };	/* (no real-time policy) */
+	struct sched_param lp = { .sched_priority = 0 };
 	struct task_struct *p;
 	int retval;
 
@@ -897,6 +1273,8 @@ SYSCALL_DEFINE2(sched_getparam, pid_t, pid, struct sched_param *, param)
 	preempt_disable();
 	p = find_process_by_pid(pid);
 	retval = p ? security_task_getscheduler(p) : -ESRCH;
+	if (!retval && rt_policy(p->policy))
+		lp.sched_priority = p->rt_priority;
 	preempt_enable();
 	if (retval)
 		return retval;
@@ -976,7 +1354,7 @@ SYSCALL_DEFINE2(sched_rr_get_interval, pid_t, pid, struct __kernel_timespec *, i
 /* cpumask_size(): the bytes of a mask of NR_CPUS bits, in longs */
 #define CPUMASK_BYTES	(((NR_CPUS + 63) / 64) * sizeof(unsigned long))
 
-/* A task may run on every online cpu (there is no sched_setaffinity here). */
+/* The online cpus the task may run on (cpus_mask) */
 noinline long sched_getaffinity(pid_t pid, unsigned long *mask)
 {
 	unsigned long flags;
@@ -993,7 +1371,8 @@ noinline long sched_getaffinity(pid_t pid, unsigned long *mask)
 		return retval;
 	memset(mask, 0, CPUMASK_BYTES);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		mask[cpu / 64] |= 1UL << (cpu % 64);
+		if (task_allowed_on_cpu(p, cpu))
+			mask[cpu / 64] |= 1UL << (cpu % 64);
 	return 0;
 }
 
@@ -1012,4 +1391,89 @@ SYSCALL_DEFINE3(sched_getaffinity, pid_t, pid, unsigned int, len, unsigned long 
 		return ret;
 	retlen = min(len, (unsigned int)CPUMASK_BYTES);
 	return copy_to_user(user_mask_ptr, mask, retlen) ? -EFAULT : (long)retlen;
+}
+
+/* Off a cpu it may no longer use: queued, the task moves at once (move_queued_task:
+ * sched_migrate_task); running, that cpu's migration thread preempts and moves it
+ * (stop_one_cpu_nowait -> migration_cpu_stop); asleep, it wakes on an allowed cpu.  Called and
+ * returns with the runqueue locked; *flags: its saved interrupt state. */
+noinline int affine_move_task(struct rq *rq, struct task_struct *p, unsigned long *flags)
+{
+	int cpu = p->cpu;
+
+	if (!p->on_rq)
+		return 0;
+	if (rq->curr != p) {
+		move_queued_task(rq, p, select_task_rq_fair(p, -1, 0));
+		return 0;
+	}
+	task_rq_unlock(rq, p, flags);
+	wake_up_process(cpu_data[cpu].migration);
+	resched_curr(cpu);
+	task_rq_lock(p, flags);
+	return 0;
+}
+
+/* The mask's online cpus (none: EINVAL) are the task's; a task off them moves */
+noinline int __set_cpus_allowed_ptr_locked(struct task_struct *p, unsigned long new_mask, struct rq *rq,
+					   unsigned long *flags)
+{
+	unsigned long online = nr_cpu_ids >= 64 ? ~0UL : (1UL << nr_cpu_ids) - 1;
+
+	new_mask &= online;
+	if (!new_mask)
+		return -EINVAL;
+	p->cpus_mask = new_mask == online ? 0 : new_mask;
+	if (p->cpu < 0 || task_allowed_on_cpu(p, p->cpu))
+		return 0;
+	return affine_move_task(rq, p, flags);
+}
+
+/* (no cpusets: the mask as asked) */
+noinline int __sched_setaffinity(struct task_struct *p, unsigned long new_mask)
+{
+	unsigned long flags;
+	struct rq *rq = task_rq_lock(p, &flags);	/* __set_cpus_allowed_ptr() */
+	int ret = __set_cpus_allowed_ptr_locked(p, new_mask, rq, &flags);
+
+	task_rq_unlock(rq, p, &flags);
+	return ret;
+}
+
+noinline long sched_setaffinity(pid_t pid, const unsigned long *in_mask)
+{
+	struct task_struct *p;
+	long retval;
+
+	preempt_disable();	/* rcu_read_lock() */
+	p = find_process_by_pid(pid);
+	if (!p) {
+		preempt_enable();
+		return -ESRCH;
+	}
+	retval = -EINVAL;
+	if (p->flags & PF_NO_SETAFFINITY)
+		goto out;
+	retval = -EPERM;
+	if (!check_same_owner(p) && !ns_capable(&init_user_ns, CAP_SYS_NICE))
+		goto out;
+	retval = security_task_setscheduler(p);
+	if (retval)
+		goto out;
+	retval = __sched_setaffinity(p, in_mask[0]);
+out:
+	preempt_enable();
+	return retval;
+}
+
+SYSCALL_DEFINE3(sched_setaffinity, pid_t, pid, unsigned int, len, unsigned long *, user_mask_ptr)
+{
+	unsigned long new_mask[CPUMASK_BYTES / sizeof(unsigned long)] = { 0 };
+
+	/* get_user_cpu_mask(): a shorter mask is the cpus it names, a longer one cut */
+	if (len >= CPUMASK_BYTES && copy_from_user(new_mask, user_mask_ptr, CPUMASK_BYTES))
+		return -EFAULT;
+	if (len < CPUMASK_BYTES && copy_from_user(new_mask, user_mask_ptr, len))
+		return -EFAULT;
+	return sched_setaffinity(pid, new_mask);
 }

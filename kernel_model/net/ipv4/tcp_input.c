@@ -418,6 +418,9 @@ noinline void tcp_rcv_established(struct sock *sk, struct sk_buff *skb)
 {
 	u8 flags = TCP_SKB_CB(skb)->tcp_flags;
 
+	/* TCP congestion window tracking */
+	trace_tcp_probe(sk, skb);
+
 	tcp_mstamp_refresh(tcp_sk(sk));
 	if (flags & TCPHDR_RST) {
 		tcp_reset(sk, skb);

@@ -34,6 +34,7 @@ noinline struct sock *tcp_create_openreq_child(const struct sock *sk, struct req
 	newtp->total_retrans = req->num_retrans;
 	newtp->snd_una = newtp->snd_nxt = newtp->write_seq = req->snt_isn + 1;
 	newtp->snd_wnd = ntohs(tcp_hdr(skb)->window);
+	newtp->rcv_wnd = tcp_synack_window(sk);	/* what its SYN-ACK offered */
 	newtp->mss_cache = tcp_mss_for_mtu(newsk, loopback_dev->mtu);
 	newtp->nonagle = tcp_sk(sk)->nonagle;
 	return newsk;

@@ -490,7 +490,7 @@ class ServedMachine(TracedMachine, Protocol):
         without one, or a seeded machine)."""
         ...
 
-    def session_stats(self) -> dict[str, int] | None: ...  # produced, retired, lost; None: no session
+    def session_stats(self) -> dict[str, int] | None: ...  # produced, retired(_upto), lost; None: no session
     def session_behind(self) -> bool: ...  # records the kernel has not acted on yet
     def session_caught_up(self) -> bool:
         """Wait (bounded) until the kernel acted on every record produced so far."""
@@ -574,8 +574,8 @@ class PatchableMachine(Protocol):
 
 @dataclass(frozen=True)
 class KprobeRequest:
-    """The kernel's request to the host's kprobe engine (struct kprobe_host_req of
-    include/trace/kprobe_perf.h): REGISTER (func: the function's name, "" for a probe at addr;
+    """The kernel's request to the host's kprobe engine (struct kernel_req of
+    include/kernel_request.h): REGISTER (func: the function's name, "" for a probe at addr;
     offset into func; is_return) or UNREGISTER (probe: what REGISTER answered) of a local probe;
     with perf_event, the id of a kprobe event that perf opens as a tracepoint (register: its
     first perf event, PERF_OPEN; else its last one went, PERF_CLOSE)."""
@@ -601,8 +601,8 @@ class DirectCall:
 
 @dataclass(frozen=True)
 class UprobeRequest:
-    """The uprobe PMU's request (KPROBE_REQ_UPROBE_REGISTER/UNREGISTER of
-    include/trace/kprobe_perf.h): register a consumer of the uprobe at `offset` in the hostfs
+    """The uprobe PMU's request (KERNEL_REQ_UPROBE_REGISTER/UNREGISTER of
+    include/kernel_request.h): register a consumer of the uprobe at `offset` in the hostfs
     file the kernel found at `path` (the host's; `ino` its inode number), `ref_ctr_offset` its
     reference counter's, whose hits run the kernel's perf call in slot `slot`; or (not
     register) unregister slot's."""
@@ -619,20 +619,38 @@ class UprobeRequest:
 class KprobeEventAnswer:
     """PERF_OPEN's answer: the indexes of the event's probes in the guest's tables, and its
     fields after the common ones as its format file has them (type, name, offset, size,
-    signed), which the kernel's filters of its perf events name."""
+    signed), which the kernel's filters of its perf events name; where its first probe is
+    (its function, None for an address probe, the offset in it, the address, a kretprobe),
+    which BPF_TASK_FD_QUERY tells."""
     probes: tuple[int, ...]
     fields: tuple[tuple[str, str, int, int, bool], ...]
+    symbol: str | None = None
+    offset: int = 0
+    addr: int = 0
+    is_return: bool = False
 
 
-# answers a request: REGISTER, the probe's index in the guest's tables or -errno; UNREGISTER and
-# PERF_CLOSE, 0; PERF_OPEN, a KprobeEventAnswer or -errno
-# DIRECT, UPROBE_REGISTER and UPROBE_UNREGISTER, 0 or -errno
-KprobeService = Callable[[KprobeRequest | DirectCall | UprobeRequest], int | KprobeEventAnswer]
+@dataclass(frozen=True)
+class EventEnable:
+    """EVENT_ENABLE (trace_set_clr_event() of 6.1): the top-level trace array's events of
+    `system` named `event` enabled or disabled, as their enable files do it (a BPF program that
+    may call bpf_trace_printk() enables bpf_trace:bpf_trace_printk when it loads)."""
+    system: str
+    event: str
+    enable: bool
+
+
+KernelRequest = KprobeRequest | DirectCall | UprobeRequest | EventEnable
+# answers a request: a kprobe's REGISTER, the probe's index in the guest's tables or -errno;
+# UNREGISTER and PERF_CLOSE, 0; PERF_OPEN, a KprobeEventAnswer or -errno; FTRACE_DIRECT,
+# EVENT_ENABLE, UPROBE_REGISTER and UPROBE_UNREGISTER, 0 or -errno
+KernelRequestService = Callable[[KernelRequest], int | KprobeEventAnswer]
 
 
 @runtime_checkable
-class KprobeRequestMachine(Protocol):
-    """A machine whose kernel asks the host's kprobe engine for probes (its kprobe PMU:
-    kprobe_requests.py)."""
+class KernelRequestMachine(Protocol):
+    """A machine whose kernel asks the host for what the host's machinery does (probes for its
+    kprobe and uprobe PMUs, ftrace sites for its BPF trampolines, events enabled:
+    kernel_requests.py)."""
 
-    def serve_kprobe_requests(self, service: KprobeService | None) -> None: ...
+    def serve_kernel_requests(self, service: KernelRequestService | None) -> None: ...

@@ -35,7 +35,7 @@ from unicorn.x86_const import (
 )
 
 from . import native_lib
-from .hostif import CPU_USER_STATE, PORT_TRACE
+from .hostif import CPU_USER_STATE, PORT_FENCE, PORT_TRACE, PORT_YIELD
 from .int3_gate import Int3Gate
 from .paging import PhysMem, kernel_virt_to_phys
 from .slicer import SlicedUc, Slicer, SliceTimer
@@ -119,7 +119,8 @@ class CpuEvents(ctypes.Structure):  # struct cpu_events in native/cpu_events.h
                 ("pmu_reg_read", ctypes.c_void_p), ("pmu_ram", ctypes.c_void_p),
                 ("pmu_ram_size", ctypes.c_uint64), ("pmu_kernel_map", ctypes.c_uint64),
                 ("pmu_page_offset", ctypes.c_uint64), ("pmu_blocks", ctypes.c_void_p),
-                ("pmu_page_va", ctypes.c_uint64), ("pmu_page", ctypes.c_void_p)]
+                ("pmu_page_va", ctypes.c_uint64), ("pmu_page", ctypes.c_void_p),
+                ("yield_port", ctypes.c_uint32), ("fence_port", ctypes.c_uint32)]
 
 
 def _uclib_address(name: str) -> int:
@@ -207,7 +208,8 @@ class Cpu:
         us_vals = ctypes.addressof(sc) + _SyscallCpu.us_vals.offset
         sc.us_ptrs[:] = [us_vals + 16 * i for i in range(len(_USER_STATE_REGS))]
         # what the hooks leave for the run loop (entering_idle: see the property)
-        self.events = CpuEvents(deferred_port=PORT_TRACE, notify_fd=-1, wake_fd=-1)
+        self.events = CpuEvents(deferred_port=PORT_TRACE, notify_fd=-1, wake_fd=-1, yield_port=PORT_YIELD,
+                                fence_port=PORT_FENCE)
         self._on_out: OutHandler | None = None  # the machine's `out` handler (add_hooks)
         # A user-mode exception the run stopped at: (vector, error code), delivered between runs.
         self.pending_exception: tuple[int, int | None] | None = None

@@ -1,20 +1,19 @@
 """The kernel ELF as data: symbols, mcount sites, tracepoint metadata, programs.
 
-Everything here is read statically with pyelftools; nothing needs a running
-machine.
+Everything here is read statically, nothing needs a running machine: the ELF's headers by
+struct (at every start, where importing pyelftools and its parsing cost more than the reads),
+its DWARF with pyelftools.
 """
 from __future__ import annotations
 
 import bisect
-import io
+import mmap
 import struct
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import Section, SymbolTableSection
-
+from . import kallsyms as kallsyms_module, start_cache
 from .kallsyms import Kallsyms, read_table
 
 # ELF symbol table values (elf.h)
@@ -26,6 +25,12 @@ if TYPE_CHECKING:
     from .contract import EventName
 
 _SHF_ALLOC = 0x2
+_SHT_NOBITS = 8
+_PT_LOAD = 1
+# Elf64_Ehdr's fields from e_phoff on; Elf64_Shdr up to sh_link; Elf64_Phdr up to p_memsz
+_EHDR = struct.Struct("<QQIHHHHHH")
+_SHDR = struct.Struct("<IIQQQQI")
+_PHDR = struct.Struct("<IIQQQQQ")
 # struct host_abi_entry of kernel/host_abi.c: a NUL-padded name, then the value
 _HOST_ABI_ENTRY = struct.Struct("<56sQ")
 
@@ -87,11 +92,21 @@ class Segment:
 
 
 @dataclass(frozen=True)
-class _Placed:
-    """An allocated section: where it lives in the guest and where its bytes are in the file.
+class _Section:
+    """An ELF section header (Elf64_Shdr), as much of it as the image uses."""
+    name: str
+    type: int
+    flags: int
+    addr: int
+    offset: int
+    size: int
+    link: int
 
-    Read once from the section headers: pyelftools parses a header again on every visit, and
-    the event tables are read with hundreds of small reads at start-up."""
+
+@dataclass(frozen=True)
+class _Placed:
+    """An allocated section: where it lives in the guest and where its bytes are in the file
+    (a list of them, searched by read(): the image is read by address in many small reads)."""
     start: int
     end: int
     offset: int
@@ -141,22 +156,22 @@ def update_event_printk(print_fmt: str, eval_string: str, value: int) -> str:
     return "".join(out)
 
 
+# What every start computes from the image the same way (attributes and cached properties of
+# KernelImage), kept in its start_cache file after the first (debug_comp_dir: pyelftools reads all
+# of the DWARF's sections for that one attribute, ~25 ms)
+_START_CACHED = ("symbols", "kallsyms", "_event_files", "events", "mcount_sites", "debug_comp_dir")
+
+
 class KernelImage:
     def btf(self) -> bytes | None:
         """The kernel's BTF (its .BTF section, pahole's from its DWARF), which Linux shows as
         /sys/kernel/btf/vmlinux; None for an image without it."""
-        section = self._elf.get_section_by_name(".BTF")
-        if section is None or not section.data_size:
-            return None
-        return bytes(section.data())
+        return self._section(".BTF")[1] or None
 
     def notes(self) -> bytes | None:
         """The kernel's ELF notes (its .notes section: the linker's GNU build-id), which Linux
         shows as /sys/kernel/notes; None for an image without them."""
-        section = self._elf.get_section_by_name(".notes")
-        if section is None or not section.data_size:
-            return None
-        return bytes(section.data())
+        return self._section(".notes")[1] or None
 
     def release(self) -> str:
         """UTS_RELEASE (what `uname -r` says), from the kernel's linux_banner."""
@@ -166,9 +181,12 @@ class KernelImage:
     def debug_comp_dir(self) -> str | None:
         """The directory the DWARF names its sources under (DW_AT_comp_dir of the first unit);
         None for an image without DWARF."""
-        if not self._elf.has_dwarf_info():
+        from elftools.elf.elffile import ELFFile
+
+        elf = ELFFile(self._raw)  # type: ignore[arg-type]  # (an mmap reads and seeks as a file does)
+        if not elf.has_dwarf_info():
             return None
-        unit = next(self._elf.get_dwarf_info().iter_CUs(), None)
+        unit = next(elf.get_dwarf_info().iter_CUs(), None)
         if unit is None:
             return None
         comp_dir = unit.get_top_DIE().attributes.get("DW_AT_comp_dir")
@@ -176,26 +194,45 @@ class KernelImage:
 
     def __init__(self, path: str):
         self.path = path
+        # Mapped, not read: most of the file (its DWARF, its BTF) is not read at all at start
         with open(path, "rb") as f:
-            self._raw = f.read()
-        self._elf = ELFFile(io.BytesIO(self._raw))
+            self._raw = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        if self._raw[:5] != b"\x7fELF\x02":
+            raise ValueError(f"{path}: not a 64-bit ELF file")
+        phoff, shoff, _, _, phentsize, phnum, shentsize, shnum, shstrndx = _EHDR.unpack_from(self._raw, 32)
+        headers = [_SHDR.unpack_from(self._raw, shoff + i * shentsize) for i in range(shnum)]
+        names_at = headers[shstrndx][4]
+        self._sections = [_Section(self._raw[names_at + name:self._raw.find(b"\0", names_at + name)].decode(), *rest)
+                          for name, *rest in headers]
+        self._section_by_name = {sec.name: sec for sec in self._sections}
         self._placed = [
-            _Placed(sec["sh_addr"], sec["sh_addr"] + sec["sh_size"], sec["sh_offset"],
-                    sec["sh_type"] == "SHT_NOBITS")
-            for sec in self._elf.iter_sections()
-            if sec["sh_addr"]
+            _Placed(sec.addr, sec.addr + sec.size, sec.offset, sec.type == _SHT_NOBITS)
+            for sec in self._sections
+            if sec.addr
         ]
-        self.symbols: list[Symbol] = self._read_symbols()
+        # Keyed by the notes (the build-id hashes what the linker wrote; none: no cache) and
+        # __mcount_loc (scripts/sorttable.py sorts it after the link)
+        notes, cache_path = self.notes(), path + start_cache.IMAGE_SUFFIX
+        made_from = None if notes is None else start_cache.key(
+            (notes, self._section("__mcount_loc")[1]), (__file__, kallsyms_module.__file__))
+        cached = None if made_from is None else start_cache.load(cache_path, made_from)
+        if cached is not None:
+            self.__dict__.update(cached)  # the symbols, and the cached properties' values
+        else:
+            self.symbols: list[Symbol] = self._read_symbols()
         self._by_name = {s.name: s for s in self.symbols}
         # Aliases (SYSCALL_DEFINE0's __x64_sys_X = __do_sys_X) in kallsyms' order: symbolize()
         # names an address as a kallsyms lookup does.
         self._text_syms = [s for s in self.kallsyms.table if s.is_text]
         self._text_addrs = [s.addr for s in self._text_syms]
         self.segments = [
-            Segment(seg["p_vaddr"], seg.data(), seg["p_memsz"])
-            for seg in self._elf.iter_segments()
-            if seg["p_type"] == "PT_LOAD"
+            Segment(vaddr, self._raw[offset:offset + filesz], memsz)
+            for p_type, _, offset, vaddr, _, filesz, memsz in (
+                _PHDR.unpack_from(self._raw, phoff + i * phentsize) for i in range(phnum))
+            if p_type == _PT_LOAD
         ]
+        if cached is None and made_from is not None:
+            start_cache.store(cache_path, made_from, {name: getattr(self, name) for name in _START_CACHED})
 
     # ---- memory of the image (static contents) ----
     def _placed_at(self, addr: int, size: int) -> _Placed:
@@ -220,24 +257,22 @@ class KernelImage:
         if sec.nobits:
             return ""
         off = sec.offset + addr - sec.start
-        try:
-            end = self._raw.index(b"\0", off, sec.offset + sec.end - sec.start)
-        except ValueError:
-            raise ValueError(f"string at {addr:#x} is not terminated within its section") from None
+        end = self._raw.find(b"\0", off, sec.offset + sec.end - sec.start)
+        if end < 0:
+            raise ValueError(f"string at {addr:#x} is not terminated within its section")
         return self._raw[off:end].decode()
 
     # ---- symbols ----
     def _read_symbols(self) -> list[Symbol]:
         # Elf64_Sym rows unpacked here: pyelftools takes ~50 us a symbol, and the kernel has
         # thousands (each syscall's entry points and event metadata).
-        symtab = self._elf.get_section_by_name(".symtab")
-        assert isinstance(symtab, SymbolTableSection), "vmlinux has no symbol table"
-        names = self._elf.get_section(symtab["sh_link"]).data()
-        sections = list(self._elf.iter_sections())
-        letters = [self._section_letter(sec) for sec in sections]
-        loaded = [bool(sec["sh_flags"] & _SHF_ALLOC) for sec in sections]
+        symtab = self._section_by_name.get(".symtab")
+        assert symtab is not None, "vmlinux has no symbol table"
+        names = self._section_data(self._sections[symtab.link])
+        letters = [self._section_letter(sec) for sec in self._sections]
+        loaded = [bool(sec.flags & _SHF_ALLOC) for sec in self._sections]
         out = []
-        for name, info, _, shndx, value, size in struct.iter_unpack("<IBBHQQ", symtab.data()):
+        for name, info, _, shndx, value, size in struct.iter_unpack("<IBBHQQ", self._section_data(symtab)):
             if not name or info & 0xF in (STT_SECTION, STT_FILE) or not 0 < shndx < SHN_LORESERVE:
                 continue  # unnamed, a section or file, absolute or undefined
             if not loaded[shndx]:
@@ -248,11 +283,11 @@ class KernelImage:
         return out
 
     @staticmethod
-    def _section_letter(section: Section) -> str:
-        flags = section["sh_flags"]
+    def _section_letter(section: _Section) -> str:
+        flags = section.flags
         if flags & 0x4:  # SHF_EXECINSTR
             return "t"
-        if section["sh_type"] == "SHT_NOBITS":
+        if section.type == _SHT_NOBITS:
             return "b"
         return "d" if flags & 0x1 else "r"  # SHF_WRITE
 
@@ -307,10 +342,13 @@ class KernelImage:
         return (sym, addr - sym.addr) if addr < end else None
 
     def _section(self, name: str) -> tuple[int, bytes]:
-        sec = self._elf.get_section_by_name(name)
+        sec = self._section_by_name.get(name)
         if sec is None:
             return 0, b""
-        return sec["sh_addr"], sec.data()
+        return sec.addr, self._section_data(sec)
+
+    def _section_data(self, sec: _Section) -> bytes:
+        return b"" if sec.type == _SHT_NOBITS else self._raw[sec.offset:sec.offset + sec.size]
 
     # ---- the host ABI: the layout constants of the tables the host shares with the kernel ----
     @cached_property

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import itertools
 import os
 import struct
@@ -18,19 +19,19 @@ from unicorn.x86_const import UC_X86_REG_CR2
 
 from . import page_fault
 from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
-from .contract import THREAD_SIZE, DebugInfo, GuestRam, KprobeService
+from .contract import THREAD_SIZE, DebugInfo, GuestRam, KernelRequestService
 from .hooks import HookContext, HookTable
 from .hostfs import HostFs
 from .int3_gate import Int3Gate
 from .nvme import NvmeDisk
 from .hostif import (
     HOST_REQ_ARGV, PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC,
-    PORT_READY, PORT_KPROBE, PORT_PERF_WAKEUP, PORT_SESSION_REPLY, PORT_SPAWNED, PORT_STDIN, PORT_TLB, PORT_TRACE,
+    PORT_READY, PORT_KERNEL_REQ, PORT_PERF_WAKEUP, PORT_SESSION_REPLY, PORT_SPAWNED, PORT_STDIN, PORT_TLB, PORT_TRACE,
     PORT_REPLY, PORT_TRACE_FULL, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
-from .kprobe_requests import KprobeRequests
+from .kernel_requests import KernelRequests
 from .paging import PAGE_4K, PhysMem, build_boot_page_tables, kernel_virt_to_phys
 from .process import Process, StdinPump, TaskInfo
 from .runloop import VEC_CALL_FUNC, VEC_NMI, VEC_RESCHED, VEC_TIMER, Runner
@@ -154,9 +155,9 @@ class Machine:
         self._session_doorbell: SessionDoorbell | None = None
         self._session_reply_fd = -1
         self._perf_wake_fd = -1
-        # the kernel's requests to the kprobe engine (its kprobe PMU); a kernel without them has none
-        self._kprobe_requests = KprobeRequests(self.image, self.raise_call_function) \
-            if "kprobe_host_req.op" in self.image.abi else None
+        # the kernel's requests to the host (kernel_request.h); a kernel without them has none
+        self._kernel_requests = KernelRequests(self.image, self.raise_call_function) \
+            if "kernel_req.op" in self.image.abi else None
 
     # ---- boot ----
     def start(self) -> None:
@@ -180,8 +181,8 @@ class Machine:
                                        pool)
         self._int3.set_gate(img.addr("asm_exc_int3"), mem.address, mem.size)
         self.tracing.attach(mem)
-        if self._kprobe_requests is not None:
-            self._kprobe_requests.attach(mem)
+        if self._kernel_requests is not None:
+            self._kernel_requests.attach(mem)
         for fn in self._attach_fns:
             fn(mem)
         gdt, entry = img.addr("gdt_page"), img.addr("entry_SYSCALL_64")
@@ -225,10 +226,16 @@ class Machine:
             self._cpus[i].set_start(self.image.addr("secondary_startup_64"), idle + (i + 1) * THREAD_SIZE)
             self._loop().bring_online(i)
 
-    def serve_kprobe_requests(self, service: KprobeService | None) -> None:
-        """The probe layer's answer to the kernel's kprobe requests (kprobe_requests.py)."""
-        if self._kprobe_requests is not None:
-            self._kprobe_requests.serve(service)
+    def serve_kernel_requests(self, service: KernelRequestService | None) -> None:
+        """The layers' answer to the kernel's requests (kernel_requests.py)."""
+        if self._kernel_requests is not None:
+            self._kernel_requests.serve(service)
+
+    def _answer_seeded(self, req_va: int) -> None:
+        """A seeded machine's kernel request, answered between two rounds (after_round)."""
+        assert self._kernel_requests is not None
+        if self._kernel_requests.answer(req_va):
+            self._loop().raise_irq(0, VEC_CALL_FUNC)
 
     def raise_call_function(self) -> None:
         """Raise the call-function interrupt on CPU 0: the kernel looks at what the host has
@@ -243,8 +250,8 @@ class Machine:
                 return
             self._stopped = True
         atexit.unregister(self.stop)
-        if self._kprobe_requests is not None:
-            self._kprobe_requests.stop()
+        if self._kernel_requests is not None:
+            self._kernel_requests.stop()
         self._loop().request_stop()
         self._loop().join()
         if self._hostfs is not None:
@@ -316,8 +323,12 @@ class Machine:
             # found through the page's kernel-map alias: executable, the same on every CPU
             alias = KERNEL_MAP + hostif.doorbell_args(cpu.index)[0]
             self._drop_translations([(alias, alias + PAGE_4K)])
-        elif port == PORT_KPROBE and self._kprobe_requests is not None:
-            self._kprobe_requests.post(hostif.doorbell_args(cpu.index)[0])
+        elif port == PORT_KERNEL_REQ and self._kernel_requests is not None:
+            req_va = hostif.doorbell_args(cpu.index)[0]
+            if self.options.seed is None:
+                self._kernel_requests.post(req_va)
+            else:
+                self._loop().after_round(functools.partial(self._answer_seeded, req_va))
         elif port == PORT_READY:
             if value & 0xFF == 0:
                 self._bring_up_secondaries()
@@ -468,14 +479,15 @@ class Machine:
                                  self._perf_wake_fd)
 
     def session_stats(self) -> dict[str, int] | None:
-        """The session ring's counters: records a supervisor produced, the kernel retired,
-        and those lost because the ring was full; None without a session."""
+        """The session ring's counters: records a supervisor produced, the kernel retired
+        (retired_upto: the records up to which, in the ring's order, all are), and those lost
+        because the ring was full; None without a session."""
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return None
         return {name: self._ram().u64(where[0] + offset)
                 for name, offset in (("produced", PRODUCED_OFFSET), ("retired", RETIRED_OFFSET),
-                                     ("lost", LOST_OFFSET))}
+                                     ("retired_upto", RETIRED_UPTO_OFFSET), ("lost", LOST_OFFSET))}
 
     def session_behind(self) -> bool:
         """Whether the kernel has records of a session's supervisor it has not acted on."""

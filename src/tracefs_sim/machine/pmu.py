@@ -14,7 +14,6 @@ import functools
 import time
 from typing import TYPE_CHECKING
 
-import capstone
 from unicorn.unicorn_py3.unicorn import uclib
 from unicorn.x86_const import UC_X86_REG_CR3
 
@@ -111,6 +110,8 @@ class _DecodedBlocks:
     x86-64 decoder it decodes new blocks with (closed with it)."""
 
     def __init__(self) -> None:
+        import capstone  # (when the first counting event needs it, not at every start: ~11 ms)
+
         cs = self._cs = capstone._cs
         handle = ctypes.c_size_t()
         if cs.cs_open(capstone.CS_ARCH_X86, capstone.CS_MODE_64, ctypes.byref(handle)):

@@ -153,6 +153,7 @@ class Runner:
         # seeded: hold at the first round at or after this time (None: run on)
         self._pause_at: int | None = None
         self._work = 0  # seeded: spawned programs still running
+        self._after_round: list[Callable[[], None]] = []  # seeded: after_round()'s, in order
         self._paused = threading.Event()
         self._timer: SliceTimer | None = None  # live: ends the slices (run-loop thread)
         self._native: NativeLoop | None = None  # live: the native loop (run-loop thread)
@@ -248,6 +249,13 @@ class Runner:
         if self.seeded:
             return self._now + cpu.slice_executed() * SeededClock.NS_PER_BYTE
         return self.clock.now()
+
+    def after_round(self, fn: Callable[[], None]) -> None:
+        """Seeded, on the run-loop thread (a doorbell's hook): fn runs once this round of
+        slices ends, on this thread with no CPU executing.  A command would wait for the
+        pause, which work waiting for fn never reaches; this point is fixed by the guest's own
+        progress, so the run stays deterministic."""
+        self._after_round.append(fn)
 
     def raise_irq(self, cpu: int, vec: int) -> None:
         self.state[cpu].pending |= vec
@@ -450,6 +458,8 @@ class Runner:
                 ran = self._round(now)
                 if self._stopping:
                     return
+                while self._after_round:
+                    self._after_round.pop(0)()
                 if self.seeded:
                     self._advance_seeded(now, ran)
                 elif self._all_idle():

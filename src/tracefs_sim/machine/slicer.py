@@ -41,15 +41,13 @@ import logging
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import capstone
-from capstone import x86 as cs_x86
 from unicorn import (
     UC_HOOK_BLOCK, UC_HOOK_CODE, UC_HOOK_INTR, UC_HOOK_MEM_INVALID, UC_HOOK_MEM_READ_AFTER,
     UC_HOOK_MEM_VALID, Uc, ucsubclass,
 )
 from unicorn.unicorn_py3.unicorn import uclib
 
-from . import native_lib
+from . import native_lib, start_cache
 
 log = logging.getLogger(__name__)
 
@@ -84,18 +82,33 @@ class EngineFlags(NamedTuple):
     skip_sync_pc_on_exit: int  # the next exit keeps RIP as it is (set by uc_reg_write of RIP)
 
 
-def _disassemble(symbol: str, size: int) -> list[Any]:  # (capstone CsInsn, detail on)
+# The code the flags are found in: Unicorn's function, and how many of its bytes are read
+_FLAG_CODE = (("check_exit_request_x86_64", 32), ("helper_check_exit_request_x86_64", 128))
+
+
+def _code(symbol: str, size: int) -> tuple[int, bytes] | None:
+    """(address, first size bytes) of one of Unicorn's functions; None if it has none of that name."""
     try:
         fn = native_lib.address(getattr(uclib, symbol))
     except AttributeError:
+        return None
+    return fn, ctypes.string_at(fn, size)
+
+
+def _disassemble(code: tuple[int, bytes] | None) -> list[Any]:  # (capstone CsInsn, detail on)
+    if code is None:
         return []
+    import capstone  # (only when the flags are not in their start cache: its import is ~11 ms)
+
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
     md.detail = True
-    return list(md.disasm(ctypes.string_at(fn, size), fn))
+    return list(md.disasm(code[1], code[0]))
 
 
 def _byte_operand(insn: Any, mnemonic: str, base: int | None = None) -> int | None:
     """disp of `mnemonic byte ptr [base + disp], 0` (any base register if None)."""
+    from capstone import x86 as cs_x86
+
     if insn.mnemonic != mnemonic or len(insn.operands) != 2:
         return None
     mem, imm = insn.operands
@@ -106,13 +119,16 @@ def _byte_operand(insn: Any, mnemonic: str, base: int | None = None) -> int | No
     return int(mem.mem.disp)
 
 
-def _find_engine_flags() -> EngineFlags | None:
+def _find_engine_flags(check: tuple[int, bytes] | None, helper_code: tuple[int, bytes] | None) -> EngineFlags | None:
     """Read the offsets from the code that uses them (None if it is not of the shape below).
     check_exit_request_x86_64(tcg_ctx) begins `if (tcg_ctx->uc->no_exit_request) return;`:
     a load of tcg_ctx->uc, then a byte compare with 0 through it.
     helper_check_exit_request_x86_64(uc, ...) tests `uc->skip_sync_pc_on_exit` and clears
-    it: a byte compare with 0 and a byte store of 0 at the same offset from uc (rdi)."""
-    head = _disassemble("check_exit_request_x86_64", 32)[:2]
+    it: a byte compare with 0 and a byte store of 0 at the same offset from uc (rdi).
+    check, helper_code: those functions' code (_code)."""
+    from capstone import x86 as cs_x86
+
+    head = _disassemble(check)[:2]
     if len(head) != 2 or head[0].mnemonic != "mov" or len(head[0].operands) != 2:
         return None
     dst, src = head[0].operands
@@ -120,7 +136,7 @@ def _find_engine_flags() -> EngineFlags | None:
             or src.mem.base != cs_x86.X86_REG_RDI or src.mem.index != 0):
         return None
     no_exit_request = _byte_operand(head[1], "cmp", dst.reg)
-    helper = _disassemble("helper_check_exit_request_x86_64", 128)
+    helper = _disassemble(helper_code)
     tested = {d for i in helper if (d := _byte_operand(i, "cmp", cs_x86.X86_REG_RDI)) is not None}
     cleared = {d for i in helper if (d := _byte_operand(i, "mov", cs_x86.X86_REG_RDI)) is not None}
     if no_exit_request is None or len(tested & cleared) != 1:
@@ -132,7 +148,16 @@ def _find_engine_flags() -> EngineFlags | None:
 def engine_flags() -> EngineFlags | None:
     """Where the flags are in a uc_engine (None: not found; the exit checks stay on and
     slices end by a block hook)."""
-    flags = _find_engine_flags()
+    codes = [_code(symbol, size) for symbol, size in _FLAG_CODE]
+    # found from those bytes alone: kept by them (the file beside the native libraries)
+    path = str(native_lib.NATIVE / "unicorn-engine-flags.start-cache")
+    made_from = start_cache.key([b"" if c is None else c[1] for c in codes], [__file__])
+    kept = None if made_from is None else start_cache.load(path, made_from)
+    if isinstance(kept, EngineFlags):
+        return kept
+    flags = _find_engine_flags(*codes)
+    if flags is not None and made_from is not None:
+        start_cache.store(path, made_from, flags)
     if flags is None:
         log.warning("Unicorn's exit-check flags not found: slices end by a block hook, "
                     "with the checks after every memory access on")

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Protocol
-
-import capstone
-from capstone import x86
 
 from ..machine.contract import SymbolInfo
 
@@ -21,8 +18,17 @@ JMP32_INSN_SIZE = 5
 INT3_INSN_SIZE = 1
 DISP32_SIZE = 4
 
-_md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
-_md.detail = True
+
+@cache
+def _md() -> Any:  # (capstone Cs)
+    """The decoder, made at the first decode (importing capstone is ~11 ms of a start that
+    decodes nothing)."""
+    import capstone
+
+    md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    md.detail = True
+    return md
+
 
 # twobyte_is_boostable[] of arch/x86/kernel/kprobes/core.c, one row of 16 per line.
 _TWOBYTE_BOOSTABLE_ROWS = (
@@ -71,6 +77,8 @@ class Insn:
 
     @property
     def rip_relative(self) -> bool:
+        from capstone import x86
+
         return any(o.type == x86.X86_OP_MEM and o.mem.base == x86.X86_REG_RIP
                    for o in self.cs.operands)
 
@@ -94,7 +102,7 @@ class Insn:
 @lru_cache(maxsize=4096)
 def _decode_cached(code: bytes, addr: int) -> tuple[Insn, ...]:
     out = []
-    for i in _md.disasm(code, addr):
+    for i in _md().disasm(code, addr):
         out.append(Insn(i.address, bytes(i.bytes), i))
     return tuple(out)
 

@@ -99,21 +99,24 @@ def _dump_pdu(t: BlkRecord) -> str:
 Comm = Callable[[int], str]   # trace_find_cmdline()
 
 
-def _log_generic(t: BlkRecord, comm: Comm) -> str:
-    cmd = comm(t.pid_entry)
+def _log_sectors(t: BlkRecord, tag: object, pc_head: str, no_sectors: str) -> str:
+    """What blk_log_generic() and blk_log_with_error() share: a passthrough request's pdu
+    (after pc_head), else its sectors, else no_sectors; then [tag]."""
     if t.action & (BLK_TC_PC << BLK_TC_SHIFT):
-        return f"{t.bytes} {_dump_pdu(t)}[{cmd}]\n"
+        return f"{pc_head}{_dump_pdu(t)}[{tag}]\n"
     if t.sec:
-        return f"{t.sector} + {t.sec} [{cmd}]\n"
-    return f"[{cmd}]\n"
+        return f"{t.sector} + {t.sec} [{tag}]\n"
+    return f"{no_sectors}[{tag}]\n"
+
+
+def _log_generic(t: BlkRecord, comm: Comm) -> str:
+    """blk_log_generic(): tagged with the task's comm"""
+    return _log_sectors(t, comm(t.pid_entry), f"{t.bytes} ", "")
 
 
 def _log_with_error(t: BlkRecord, comm: Comm) -> str:
-    if t.action & (BLK_TC_PC << BLK_TC_SHIFT):
-        return f"{_dump_pdu(t)}[{t.error}]\n"
-    if t.sec:
-        return f"{t.sector} + {t.sec} [{t.error}]\n"
-    return f"{t.sector} [{t.error}]\n"
+    """blk_log_with_error(): tagged with the error"""
+    return _log_sectors(t, t.error, "", f"{t.sector} ")
 
 
 def _log_remap(t: BlkRecord, comm: Comm) -> str:

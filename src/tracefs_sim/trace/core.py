@@ -5,6 +5,7 @@ events (kprobe events over the kprobe engine, when there is one)."""
 from __future__ import annotations
 
 import errno
+import functools
 import struct
 from collections.abc import Callable
 
@@ -30,7 +31,8 @@ from .function_profile import FunctionProfiler
 from .trace_synth import SynthEvent, SyntheticEvents
 from .trace_uprobe import UprobeEngine, UprobeEventOps
 from .tracing_nsecs import NsecsFile
-from .tracers import BLK, FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
+from .blk_tracer import BLK
+from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 from .trigger import TriggerTable
 
 
@@ -155,7 +157,7 @@ class TraceCore:
                            lambda slot: self._array(slot).events, self.top.error_log.log)
             # synthetic events: written by the guest's trace_synth() (a histogram's action)
             self.synth = SyntheticEvents(self.dynamic, self.registry, self.guest.synth_events,
-                                         print_flags_table(machine, "gfpflag_names"))
+                                         functools.partial(print_flags_table, machine, "gfpflag_names"))
             self.globals.triggers.find_synth = self._find_synth
             if uprobe_engine is not None:
                 self.uprobes = UprobeEventOps(self.dynamic, self.registry, uprobe_engine)

@@ -261,6 +261,17 @@ class EventControl:
         with self._lock:
             self._set(self._select(system=system, name=name), bool(value))
 
+    def set_clr_event(self, system: str, name: str, on: bool) -> int:
+        """trace_set_clr_event() of the kernel's own (a BPF program that may call
+        bpf_trace_printk() loading): the events of system named name enabled or disabled as
+        their enable files would, the buffers left as they are (-EINVAL: none matched)."""
+        files = self._select(system=system, name=name)
+        if not files:
+            return -errno.EINVAL
+        with self._lock:
+            self._set(files, on)
+        return 0
+
     # filter files
     def read_filter(self, event: TraceEvent) -> bytes:
         current = self.files[event.id].filter

@@ -13,8 +13,9 @@ Conversions: ``%d %i %u %o %x %X %c %s %%`` with flags ``-+ #0``, width, precisi
 ``hh h l ll z t`` qualifiers, formatted as the kernel's number()/string() do (``%#x`` of 0 is
 ``0x0``; a precision never hides the digit 0); ``%p`` (hashed), ``%px``, ``%pK``
 (kptr_restrict 0: hashed), ``%pS``/``%ps``/``%pB`` (symbols), ``%pI4``/``%pi4``/``%pI6``/``%pi6``/``%pI6c`` of an address
-array (lib/vsprintf.c's ip4_string / ip6_string / ip6_compressed_string).  Other ``%p``
-extensions (``%pM``, ``%pISpc``, ...) are not supported and fail at compile time, as any
+array and ``%pIS``/``%piS`` (with ``p c f s``) of a sockaddr in one (lib/vsprintf.c's
+ip4_string / ip6_string / ip6_compressed_string / ip*_addr_string_sa).  Other ``%p``
+extensions (``%pM``, ``%pUb``, ...) are not supported and fail at compile time, as any
 unknown helper.
 
 Records map field names to values: ints for numbers and pointers, bytes (or str) for char
@@ -749,10 +750,10 @@ def _conversion(ns: _Namespace, m: re.Match[str], arg: _Expr, ptr_ext: str) -> t
             return "%s", arg.code
         text = f"{arg.code}[:{precision}]" if precision >= 0 else arg.code
         return "%s", f"_widen({text}, {flags}, {width})"
-    if conv == "p" and ptr_ext[:2] in ("I4", "i4", "I6", "i6"):
+    if conv == "p" and ptr_ext[:2] in ("I4", "i4", "I6", "i6", "IS", "iS"):
         if not isinstance(arg.type, _Array) and arg.type != _BUF:
             raise PrintFmtError(f"%p{ptr_ext} of a non-array")
-        printer = ns.bind(_ip_conversion(ptr_ext, flags, width))
+        printer = ns.bind(_ip_conversion(ptr_ext, flags, width, precision))
         return "%s", f"{printer}({arg.code})"
     _need_int(arg.type)
     if conv == "c":
@@ -812,10 +813,23 @@ def _ip6_compressed_string(addr: bytes) -> str:
     return out
 
 
-def _ip_conversion(ext: str, flags: int, width: int) -> Callable[[_Values], str]:
-    """%pI4, %pi4, %pI6, %pi6, %pI6c: the address bytes of an array field."""
+def _ip6_string(addr: bytes, colons: bool) -> str:
+    return (":" if colons else "").join(addr[i : i + 2].hex() for i in range(0, 16, 2))
+
+
+_AF_INET, _AF_INET6 = 2, 10
+
+
+def _ip_conversion(ext: str, flags: int, width: int, precision: int) -> Callable[[_Values], str]:
+    """%pI4, %pi4, %pI6, %pi6, %pI6c of an address array field; %pIS and %piS of a struct
+    sockaddr_in or sockaddr_in6 in one (lib/vsprintf.c ip4_addr_string_sa/ip6_addr_string_sa:
+    by its family; 'p' adds the port, 'c' compresses a v6 address, 'f' and 's' add the flow
+    label and scope; a v6 address in brackets when anything follows it)."""
     kind = ext[:2]
-    compressed = kind == "I6" and ext[2:3] == "c"
+    options = ext[2:]
+    if kind in ("IS", "iS"):
+        return _sockaddr_conversion(kind[0], options, flags, width, precision)
+    compressed = kind == "I6" and options[:1] == "c"
 
     def ip(values: _Values) -> str:
         addr = bytes(values)
@@ -824,11 +838,40 @@ def _ip_conversion(ext: str, flags: int, width: int) -> Callable[[_Values], str]
         elif compressed:
             text = _ip6_compressed_string(addr)
         else:
-            sep = ":" if kind == "I6" else ""
-            text = sep.join(addr[i : i + 2].hex() for i in range(0, 16, 2))
+            text = _ip6_string(addr, kind == "I6")
         return _widen(text, flags, width)
 
     return ip
+
+
+def _sockaddr_conversion(i: str, options: str, flags: int, width: int, precision: int) -> Callable[[_Values], str]:
+    have_p, have_f, have_s, have_c = ("p" in options, "f" in options, "s" in options, "c" in options)
+
+    def number(value: int) -> str:  # number(p, pend, value, spec): the conversion's own spec
+        return _number(value, 10, flags, width, precision, True, False)
+
+    def sockaddr(values: _Values) -> str:
+        sa = bytes(values)
+        family = int.from_bytes(sa[0:2], "little")
+        port = int.from_bytes(sa[2:4], "big")
+        if family == _AF_INET:
+            text = _ip4_string(sa[4:8], i == "i") + (":" + number(port) if have_p else "")
+        elif family == _AF_INET6:
+            addr = sa[8:24]
+            text = _ip6_compressed_string(addr) if i == "I" and have_c else _ip6_string(addr, i == "I")
+            if have_p or have_s or have_f:
+                text = "[" + text + "]"
+            if have_p:
+                text += ":" + number(port)
+            if have_f:
+                text += "/" + number(int.from_bytes(sa[4:8], "big") & 0x0FFFFFFF)
+            if have_s:
+                text += "%" + number(int.from_bytes(sa[24:28], "little"))
+        else:
+            text = "(einval)"
+        return _widen(text, flags, width)
+
+    return sockaddr
 
 
 # addr -> text, given (symbolize, hash_pointer)

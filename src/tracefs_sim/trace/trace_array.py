@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from ..machine.contract import MARKER_EVENT, GuestTracingOps
 from . import _lines, graph_output
-from .blk_output import CLASSIC_HEADER, TRACE_BLK, blk_line
 from .clock import TraceClock, TraceClocks
 from .cmdlines import SavedCmdlines
 from .cpumask import format_cpumask, parse_cpumask
@@ -111,9 +110,11 @@ class TraceArray:
         self.options = TraceOptions(tuple(option for tracer in usable for option in tracer.options),
                                     self.tracers.flags, frozenset().union(*(t.refuses for t in usable)))
         self.options.current_tracer_options = tuple(option for option, _ in self.tracer.options)
-        if self.tracers.get("blk", self.top_level) is not None:
-            # blk_tracer_set_flag(): blkparse's classic lines carry their own context
-            self.options.watch("blk_classic", lambda on: self.options.set("context-info", not on))
+        for owner in usable:   # __set_tracer_option(): the option's own tracer's set_flag()
+            set_flag = owner.set_flag
+            if set_flag is not None:
+                for option, _ in owner.options:
+                    self.options.watch(option, functools.partial(set_flag, self, option))
         self.cmdlines = shared.cmdlines
         self.registry = shared.registry
         self.kernel = shared.kernel
@@ -231,6 +232,11 @@ class TraceArray:
             # The drain loop retries; readers get what the buffers hold.
             log.exception("catching up with the guest failed")
 
+    @property
+    def guest(self) -> GuestTracingOps:
+        """The kernel's tracing side, which a tracer's callbacks switch."""
+        return self._guest
+
     # current_tracer / available_tracers
     def read_current_tracer(self) -> bytes:
         return f"{self.tracer.name}\n".encode()
@@ -258,11 +264,10 @@ class TraceArray:
                     self.tracer = self.tracers.get("nop", self.top_level) or self.tracer
                     self.options.current_tracer_options = tuple(option for option, _ in self.tracer.options)
                     raise
-            if "blk" in (self.tracer.name, tracer.name):
-                # blk_tracer_reset()/blk_tracer_init(): the kernel's probes write to this array
-                self._guest.set_blk_tracer(tracer.name == "blk")
-                # __blk_add_trace()'s tracing_record_cmdline(current)
-                self._guest.record_cmdlines(self.tracers, tracer.name == "blk")
+            if self.tracer.reset is not None:
+                self.tracer.reset(self)
+            if tracer.init is not None:
+                tracer.init(self)
             self.tracer = tracer
             self.options.current_tracer_options = tuple(option for option, _ in tracer.options)
             # tracer_init(): every tracer starts on empty buffers.
@@ -357,8 +362,8 @@ class TraceArray:
             cpus = range(self.nr_cpus) if cpu is None else (cpu,)
             if self._graph_current():
                 return self._read_graph_trace(buffer, cpus, entries, written)
-            if self.tracer.name == "blk":   # its print_header: the classic legend, or nothing
-                text = f"# tracer: blk\n#\n" + (CLASSIC_HEADER if self.options["blk_classic"] else "")
+            if self.tracer.print_header is not None:
+                text = self.tracer.print_header(self)
             else:
                 text = trace_header(self.tracer.name, entries, written, self.nr_cpus, self.output_flags,
                                     self.kernel)
@@ -371,18 +376,10 @@ class TraceArray:
         return _lines.trace_text(text.encode(), sources, lines, records, annotate)
 
     def _tracer_lines(self, lines: LinePrinter) -> LinePrinter:
-        """print_trace_line(): the current tracer's print_line first (blk_tracer_print_line():
-        with blk_classic, a TRACE_BLK record's classic line), then the lines of the options."""
-        if self.tracer.name != "blk" or not self.options["blk_classic"]:
-            return lines
-        comm = self.cmdlines.find
-        verbose = self.options["verbose"]
-
-        def classic(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
-            if int.from_bytes(entry.payload[:2], "little") != TRACE_BLK:
-                return lines(cpu, entry, next_ts, idx)
-            return blk_line(entry.payload, lambda pid: comm(pid).decode("latin-1"), verbose, False, (cpu, entry.ts))
-        return classic
+        """print_trace_line(): the current tracer's print_line first, then the lines of the
+        options."""
+        print_line = self.tracer.print_line
+        return lines if print_line is None else print_line(self, lines)
 
     def _graph_current(self) -> bool:
         return self.tracer.name == "function_graph"

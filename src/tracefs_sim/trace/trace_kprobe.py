@@ -99,7 +99,7 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
         assert isinstance(ev, TraceKprobe)
         return trace_kprobe_match(ev.spec, system, event, argv, self._hash)
 
-    # ---- local trace_kprobes: the kprobe PMU's (the kernel's requests, PORT_KPROBE) ----
+    # ---- local trace_kprobes: the kprobe PMU's (the kernel's requests, PORT_KERNEL_REQ) ----
     def serve_local(self, req: KprobeRequest) -> int | KprobeEventAnswer:
         """The kernel's requests: create_local_trace_kprobe() (the probe's index in the guest's
         tables, whose hits run its perf call there, or -errno) and destroy_local_trace_kprobe()
@@ -133,8 +133,12 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
                 event.set_profile(True)
             except OSError as e:
                 return -(e.errno or errno.EINVAL)
+            first = probes[0].spec   # bpf_get_kprobe_info()'s: a function and offset, or an address
+            at_addr = first.symbol is None
             return KprobeEventAnswer(tuple(guest), tuple((f.type, f.name, f.offset, f.size, f.is_signed)
-                                                         for f in event.trace_event.desc.fields))
+                                                         for f in event.trace_event.desc.fields),
+                                     first.symbol, 0 if at_addr else first.offset,
+                                     (first.addr or 0) if at_addr else 0, first.is_return)
 
     def _perf_close(self, event_id: int) -> int:
         """TRACE_REG_PERF_UNREGISTER: perf's last event of it went (the kernel cleared the

@@ -279,12 +279,19 @@ class SyntheticEvents:
     """synth_event_ops, and the synthetic_events file."""
 
     def __init__(self, dynamic: DynamicEvents, registry: EventRegistry, guest: GuestSynthOps,
-                 gfp_flag_names: Sequence[tuple[int, str]] = ()):
+                 gfp_flag_names: Callable[[], Sequence[tuple[int, str]]] = tuple):
         self._dynamic = dynamic
         self._registry = registry
         self.guest = guest
-        self.gfp_flag_names = gfp_flag_names   # the kernel's gfpflag_names: (mask, name)
+        # the kernel's gfpflag_names, read when a gfp_t field is first printed (not at start:
+        # it is some 80 reads of the machine's memory)
+        self._gfp_flag_names = gfp_flag_names
         dynamic.register(self)
+
+    @cached_property
+    def gfp_flag_names(self) -> Sequence[tuple[int, str]]:
+        """The kernel's gfpflag_names: (mask, name)."""
+        return self._gfp_flag_names()
 
     def events(self) -> list[SynthEvent]:
         return [ev for ev in self._dynamic.of(self) if isinstance(ev, SynthEvent)]

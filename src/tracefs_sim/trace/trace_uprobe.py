@@ -123,7 +123,7 @@ class UprobeEventOps(ProbeEventKind[TraceUprobe]):
         self._local: dict[int, UprobeHandle] = {}  # the uprobe PMU's consumers, by their slot
         super().__init__(dynamic, registry, TraceUprobe)
 
-    # ---- local trace_uprobes: the uprobe PMU's (the kernel's requests, PORT_KPROBE) ----
+    # ---- local trace_uprobes: the uprobe PMU's (the kernel's requests, PORT_KERNEL_REQ) ----
     def serve_local(self, req: UprobeRequest) -> int:
         """create_local_trace_uprobe()'s consumer, registered and armed at once (0 or -errno:
         uprobe_register()'s; ENOENT for a path the host no longer has as the kernel found it),

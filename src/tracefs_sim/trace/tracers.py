@@ -1,11 +1,21 @@
 """Tracer registry (register_tracer() in trace.c): the nop tracer (trace_nop.c), when the
 kernel can be patched for them, the function tracers (trace_functions.c,
-trace_functions_graph.c), and when the kernel has blktrace, the blk tracer (blktrace.c).
+trace_functions_graph.c), and when the kernel has blktrace, the blk tracer (blk_tracer.py).
 
 A tracer is what `current_tracer` selects. Only tracers that really work are registered.
+Its callbacks are struct tracer's, each given the trace array (the function tracers' work is
+FunctionTracing's, which follows current_tracer by name).
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .trace_array import TraceArray
+    from .trace_output import LinePrinter
 
 
 @dataclass(frozen=True)
@@ -16,6 +26,14 @@ class Tracer:
     # show in trace_options while it is the current tracer, and always under options/.
     options: tuple[tuple[str, bool], ...] = ()
     refuses: frozenset[str] = frozenset()   # options its set_flag() refuses to set (EINVAL)
+    init: Callable[[TraceArray], None] | None = None     # tracer_init(): selected
+    reset: Callable[[TraceArray], None] | None = None    # tracer->reset(): another selected
+    # set_flag(): one of its options changed (in any array, whichever tracer is current)
+    set_flag: Callable[[TraceArray, str, bool], None] | None = None
+    # print_header(): the text of `trace` before the records, instead of the default header
+    print_header: Callable[[TraceArray], str] | None = None
+    # print_line(): the printer of a record's line, given the default one (for what it leaves)
+    print_line: Callable[[TraceArray, LinePrinter], LinePrinter] | None = None
 
 
 # trace_nop.c's two options, which show how a tracer's set_flag() takes or refuses a change
@@ -27,10 +45,6 @@ FUNCTION_GRAPH = Tracer("function_graph", allow_instances=False, options=(
     ("funcgraph-proc", False), ("funcgraph-duration", True), ("funcgraph-abstime", False),
     ("funcgraph-irqs", True), ("funcgraph-tail", False), ("sleep-time", True),
     ("graph-time", True)))   # (graph-time: 6.1 has it with CONFIG_FUNCTION_PROFILER, as here)
-# blktrace.c's blk tracer: the top level's only (no allow_instances); blk_classic's set_flag
-# turns context-info off and on (trace_array.py)
-BLK = Tracer("blk", allow_instances=False, options=(
-    ("blk_classic", False), ("blk_cgroup", False), ("blk_cgname", False)))
 
 
 class TracerRegistry:

@@ -1,8 +1,10 @@
-/* oom: the OOM killer's victims and oom_score_adj writes (include/trace/events/oom.h).  6.1's
- * reclaim_retry_zone, compact_retry and the oom reaper's events are absent with the paths
- * they trace (no reclaim, no compaction, no reaper). */
+/* oom: the OOM killer's victims, oom_score_adj writes and the allocator's reclaim retries
+ * (include/trace/events/oom.h).  6.1's compact_retry and the oom reaper's events are absent
+ * with the paths they trace (no compaction, no reaper). */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM oom
+
+struct zone;
 
 TRACE_EVENT(oom_score_adj_update,
 	TP_PROTO(struct task_struct *task),
@@ -22,6 +24,45 @@ TRACE_EVENT(oom_score_adj_update,
 )
 
 /* (the victim's mm: the one mark_oom_victim() just kept in its signal struct) */
+/* (6.1 passes the zonelist's entry, a zoneref: its zone and index; here the zone) */
+TRACE_EVENT(reclaim_retry_zone,
+	TP_PROTO(struct zone *zone,
+		int order,
+		unsigned long reclaimable,
+		unsigned long available,
+		unsigned long min_wmark,
+		int no_progress_loops,
+		bool wmark_check),
+	TP_ARGS(zone, order, reclaimable, available, min_wmark, no_progress_loops, wmark_check),
+	TP_STRUCT__entry(
+		__field(	int, node)
+		__field(	int, zone_idx)
+		__field(	int,	order)
+		__field(	unsigned long,	reclaimable)
+		__field(	unsigned long,	available)
+		__field(	unsigned long,	min_wmark)
+		__field(	int,	no_progress_loops)
+		__field(	bool,	wmark_check)
+	),
+	TP_fast_assign(
+		__entry->node = zone->zone_pgdat->node_id;
+		__entry->zone_idx = zone_idx(zone);
+		__entry->order = order;
+		__entry->reclaimable = reclaimable;
+		__entry->available = available;
+		__entry->min_wmark = min_wmark;
+		__entry->no_progress_loops = no_progress_loops;
+		__entry->wmark_check = wmark_check;
+	),
+	/* (ZONE_TYPE, as 6.1's TRACE_DEFINE_ENUM leaves it in the format: the numbers) */
+	TP_printk("node=%d zone=%-8s order=%d reclaimable=%lu available=%lu min_wmark=%lu no_progress_loops=%d wmark_check=%d",
+			__entry->node, __print_symbolic(__entry->zone_idx, {0, "DMA"}, {1, "DMA32"}, {2, "Normal"}, {3, "Movable"}),
+			__entry->order,
+			__entry->reclaimable, __entry->available, __entry->min_wmark,
+			__entry->no_progress_loops,
+			__entry->wmark_check)
+)
+
 TRACE_EVENT(mark_victim,
 	TP_PROTO(struct task_struct *task, uid_t uid),
 	TP_ARGS(task, uid),

@@ -63,6 +63,10 @@ struct cpu_events {
 	struct pmu_blocks *pmu_blocks; /* its decoded blocks */
 	uint64_t pmu_page_va;         /* the user page whose bytes pmu_page holds (1: none) */
 	const uint8_t *pmu_page;
+	/* The guest waits for another cpu (a spinlock): the slice ends (emu_stop set: live). */
+	uint32_t yield_port;
+	/* The guest's full barrier, made on the host (hostif.h's PORT_FENCE). */
+	uint32_t fence_port;
 };
 
 void hostfs_serve(struct hostfs *h, uint64_t pa);

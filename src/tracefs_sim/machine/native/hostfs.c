@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,7 @@ static int lookup(struct hostfs *h, struct hostfs_req *req)
 	req->new_handle = slot;
 	req->mode = st.st_mode;
 	req->ino = st.st_ino;
+	req->st.dev = st.st_dev;
 	return 0;
 }
 
@@ -278,10 +280,20 @@ static int do_statfs(struct hostfs *h, struct hostfs_req *req)
 	return 0;
 }
 
-/* lgetxattr(2) of the node: fgetxattr of a descriptor opened for reading; an O_PATH one's object
- * by its /proc/self/fd link (followed to the object itself); a symlink by its name in its
- * directory (lgetxattr: the link itself) */
-static int do_getxattr(struct hostfs *h, struct hostfs_req *req)
+/* GETXATTR (req->name's value) or LISTXATTR (the names): on a descriptor, or a path */
+static ssize_t xattr_at(int fd, const char *path, bool lnk, struct hostfs_req *req, const char *name, void *buf)
+{
+	if (req->op == HOSTFS_LISTXATTR)
+		return fd >= 0 ? flistxattr(fd, buf, req->len) : lnk ? llistxattr(path, buf, req->len)
+			: listxattr(path, buf, req->len);
+	return fd >= 0 ? fgetxattr(fd, name, buf, req->len) : lnk ? lgetxattr(path, name, buf, req->len)
+		: getxattr(path, name, buf, req->len);
+}
+
+/* lgetxattr(2) or llistxattr(2) of the node: on a descriptor opened for reading; an O_PATH one's
+ * object by its /proc/self/fd link (followed to the object itself); a symlink by its name in its
+ * directory (the link itself) */
+static int do_xattr(struct hostfs *h, struct hostfs_req *req)
 {
 	struct hostfs_node *n = node(h, req->handle);
 	void *buf = req->len ? guest_buf(h, req->buf, req->len) : NULL;
@@ -300,17 +312,17 @@ static int do_getxattr(struct hostfs *h, struct hostfs_req *req)
 	if (fl < 0)
 		return -errno;
 	if (!(fl & O_PATH)) {
-		r = fgetxattr(n->fd, name, buf, req->len);
+		r = xattr_at(n->fd, NULL, false, req, name, buf);
 	} else if (fstat(n->fd, &st)) {
 		return -errno;
 	} else if (S_ISLNK(st.st_mode)) {
 		if (n->dirfd < 0 || !n->name)
 			return -ENOMEM;
 		snprintf(link, sizeof(link), "/proc/self/fd/%d/%s", n->dirfd, n->name);
-		r = lgetxattr(link, name, buf, req->len);
+		r = xattr_at(-1, link, true, req, name, buf);
 	} else {
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", n->fd);
-		r = getxattr(link, name, buf, req->len);
+		r = xattr_at(-1, link, false, req, name, buf);
 	}
 	return r < 0 ? -errno : (int)r;
 }
@@ -343,7 +355,8 @@ void hostfs_serve(struct hostfs *h, uint64_t pa)
 		req->result = do_statfs(h, req);
 		break;
 	case HOSTFS_GETXATTR:
-		req->result = do_getxattr(h, req);
+	case HOSTFS_LISTXATTR:
+		req->result = do_xattr(h, req);
 		break;
 	case HOSTFS_RELEASE:
 		if (req->handle && node(h, req->handle))

@@ -13,6 +13,9 @@
  * Python callback, but the notify and wake ports, whose doorbells are for another process of
  * the host: each goes to an eventfd.
  *
+ * The yield port ends the slice (a live machine's): the guest spins for another CPU, which
+ * runs only in its own turn.  The fence port is a host barrier (hostif.h's PORT_FENCE).
+ *
  * No Unicorn header or library: see slice.c.
  */
 #include <unistd.h>
@@ -24,6 +27,10 @@ void port_out_hook(uc_engine *uc, uint32_t port, int size, uint32_t value, void 
 {
 	struct cpu_events *e = user_data;
 
+	if (port == e->fence_port) {	/* the guest's store before its next load, on the host too */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return;
+	}
 	if (port == e->deferred_port) {
 		e->deferred = 1;
 		if (e->emu_stop) {
@@ -34,6 +41,11 @@ void port_out_hook(uc_engine *uc, uint32_t port, int size, uint32_t value, void 
 				e->emu_stop(uc);
 			}
 		}
+		return;
+	}
+	if (port == e->yield_port) {	/* the cpu it waits for runs only once this slice ends */
+		if (e->emu_stop)
+			e->emu_stop(uc);
 		return;
 	}
 	if (port == e->pmu_port) {	/* the guest reads or reprograms its counters: count up to now */

@@ -17,7 +17,8 @@
  *     its EXIT record follows;
  *  3. a thread of its own watches each process's pidfd: a process that ends without exit(2)
  *     or exit_group(2) (a signal) gets an EXIT record per task.
- * The ring is never waited for: a record that does not fit is counted as lost.  The project's
+ * A full ring is waited for while the kernel takes records off it (see produce()); a record is
+ * counted as lost only when the kernel stalled.  The project's
  * own tools (`tracefs-sim exec` and the like, --helper paths) are tasks of the kernel too,
  * but their calls are not mirrored, only their end.
  */
@@ -33,8 +34,10 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -50,12 +53,31 @@ struct arg_rule {
 	signed char len_arg;
 	unsigned short size;
 };
-enum { ARG_NONE, ARG_STR, ARG_BUF_IN, ARG_STRUCT_IN, ARG_STRV, ARG_OUT };
+/* What is behind a pointer argument (gen_syscall_args.py says which, per argument) */
+enum {
+	ARG_NONE,
+	ARG_STR,	/* a NUL-terminated string */
+	ARG_BUF_IN,	/* the length argument's bytes plus `size` (msgsnd's mtype), read */
+	ARG_STRUCT_IN,	/* `size` bytes, read or written */
+	ARG_STRV,	/* argv, envp */
+	ARG_OUT,	/* written: the length argument's bytes, or `size` */
+	ARG_ARRAY_IN,	/* the length argument's count of `size`-byte elements, read (and maybe
+			 * written back: poll's revents) */
+	ARG_ARRAY_OUT,	/* ... written */
+	ARG_SIZED_IN,	/* a struct whose first u32 is its size (`size` when 0), read */
+	ARG_OUT_PAGES,	/* one byte per page of the length argument's bytes, written (mincore) */
+	ARG_IOV,	/* the length argument's count of struct iovec, whose buffers the kernel
+			 * reads or writes in its output window (readv, writev) */
+};
 #include "syscall_args.h"
 
+#define CLONE_VFORK 0x00004000
 #define CLONE_THREAD 0x00010000
 #define BUF_IN_MAX 256		/* of a buffer the call reads (write's data): the start */
 #define STRV_MAX 2048		/* of argv/envp */
+#define ARRAY_IN_MAX 2048	/* of an array the call reads (poll's fds): a longer one is not
+				 * copied (the kernel's copy of the host's address faults) */
+#define SIZED_IN_MAX 512	/* of a struct of its own size (sched_attr): its start */
 
 /* A task of the session, as the supervisor knows it. */
 struct known {
@@ -66,9 +88,16 @@ struct known {
 	bool unannounced;	/* its NEW_TASK record was lost: the kernel has no task for its calls */
 	bool clone_pending;	/* its last call was a clone: look for the child at its next one */
 	bool clone_thread;	/* ... of a thread */
+	bool threaded;		/* (a process's first task) it had other threads: an exec by one of
+				 * them goes on under this tid (de_thread), where no outcome was looked
+				 * for, so its exec_marks may be an older image's */
 	bool exec_pending;	/* its last call was an execve: its outcome goes before its next */
-	int exec_error;		/* what the execve fails with, if it does */
-	unsigned long long exec_marks[2];	/* start_code, start_brk before it */
+	char *exec_path;	/* the file its pending execve names (looked at only if it fails) */
+	int syscall_fd;		/* its /proc/TID/syscall, kept open once it returned from a signal
+				 * handler (-1: not open): read again at each rt_sigreturn */
+	unsigned long long exec_marks[2];	/* its image's start_code, start_brk (from the stat
+						 * read when it was met, or after its last exec:
+						 * only an exec changes them; see threaded) */
 };
 
 #define BUCKETS 4096
@@ -109,14 +138,60 @@ static void ring_bell(void)
 	eventfd_write(doorbell_fd, 1);
 }
 
-/* Under lock: append a record (rec->len set, a multiple of 8); counts it lost when full. */
+/* Under lock: whether a record of `len` bytes fits in the ring now. */
+static bool fits(unsigned long long len)
+{
+	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
+	unsigned long long off = head % size, pad = off + len > size ? size - off : 0;
+
+	return head + pad + len - __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE) <= size;
+}
+
+/*
+ * Under lock: wait until a record of `len` bytes fits, as long as the kernel takes records
+ * (its tail moves): a burst of calls the kernel replays slower than the host makes them then
+ * costs the callers time, at the kernel's pace, instead of calls.  The kernel taking none for
+ * RING_STALL_NS (a paused or stopped machine) ends the wait, and none is waited for again until
+ * the ring had room: a stalled kernel costs the session one wait, not one a call.  The lock is
+ * kept: the other supervisor threads' records come after this one, in the order of the calls.
+ */
+#define RING_STALL_NS (1000 * 1000000ULL)
+static bool ring_stalled;
+
+static bool wait_for_room(unsigned long long len)
+{
+	const struct timespec pause = { 0, 20000 };
+	unsigned long long tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE), moved = now_ns();
+
+	if (fits(len)) {
+		ring_stalled = false;
+		return true;
+	}
+	while (!ring_stalled && !fits(len)) {
+		unsigned long long now;
+
+		if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST))
+			ring_bell();	/* (the bell thread waits for the lock) */
+		nanosleep(&pause, NULL);
+		now = now_ns();
+		if (__atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE) != tail) {
+			tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+			moved = now;
+		} else if (now - moved >= RING_STALL_NS) {
+			ring_stalled = true;
+		}
+	}
+	return fits(len);
+}
+
+/* Under lock: append a record (rec->len set, a multiple of 8); counts it lost when it does not
+ * fit (wait_for_room()). */
 static bool produce(const struct session_record *rec)
 {
 	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
-	unsigned long long tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
 	unsigned long long off = head % size, pad = off + rec->len > size ? size - off : 0;
 
-	if (head + pad + rec->len - tail > size) {
+	if (!wait_for_room(rec->len)) {
 		ring->lost++;
 		return false;
 	}
@@ -183,6 +258,14 @@ static struct known *find(pid_t tid)
 	return NULL;
 }
 
+static void drop(struct known *k)
+{
+	free(k->exec_path);
+	if (k->syscall_fd >= 0)
+		close(k->syscall_fd);
+	free(k);
+}
+
 static void forget(pid_t tid)
 {
 	struct known **p = &known_tasks[(unsigned int)tid % BUCKETS], *k;
@@ -190,7 +273,7 @@ static void forget(pid_t tid)
 	for (; (k = *p); p = &k->next)
 		if (k->tid == tid) {
 			*p = k->next;
-			free(k);
+			drop(k);
 			return;
 		}
 }
@@ -270,13 +353,15 @@ static bool append(struct session_record *rec, const void *data, size_t len)
 	return true;
 }
 
-/* A process without a parent in the session: its cwd and fds, for the kernel's copy. */
+/* A process without a parent in the session: its cwd, resource limits and fds, for the
+ * kernel's copy (which would otherwise start with init's limits). */
 static void describe_start(pid_t tid, struct session_record *rec)
 {
 	char path[64], target[PATH_MAX], info[512];
 	struct dirent *d;
 	ssize_t n;
 	DIR *dir;
+	int r;
 
 	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)tid);
 	n = readlink(path, target, sizeof(target) - 1);
@@ -286,6 +371,18 @@ static void describe_start(pid_t tid, struct session_record *rec)
 	if (!append(rec, target, n + 1))
 		return;
 	rec->task.cwd_len = n + 1;
+	for (r = 0; r < RLIMIT_NLIMITS; r++) {
+		struct rlimit64 lim;
+		struct session_rlimit l;
+
+		if (prlimit64(tid, r, NULL, &lim))
+			break;	/* (the process is gone: the kernel keeps what it got) */
+		l.cur = lim.rlim_cur;
+		l.max = lim.rlim_max;
+		if (!append(rec, &l, sizeof(l)))
+			return;
+		rec->task.nr_rlimits++;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)tid);
 	dir = opendir(path);
 	if (!dir)
@@ -333,6 +430,13 @@ struct vma_line {
 	char *name;
 };
 
+struct vma_list {
+	struct vma_line *vmas;
+	size_t nr, cap;
+	unsigned long long stack;	/* [stack]'s start */
+	struct session_record *rec;	/* (its maps: brk, truncated) */
+};
+
 static void produce_maps(struct session_record *rec, const struct vma_line *vmas, size_t nr)
 {
 	size_t i = 0, part = 0;
@@ -356,31 +460,100 @@ static void produce_maps(struct session_record *rec, const struct vma_line *vmas
 	} while (i < nr);
 }
 
-static void describe_maps(pid_t tid, bool exec, const char *stat_now)
+/* A VMA of the list (l->v: its range, pgoff and R/W/X/S bits; `file`: it maps an inode), named
+ * `name` as maps names it ("" for none); false when no memory is left. */
+static bool add_vma(struct vma_list *list, struct vma_line l, bool file, const char *name)
 {
-	union {
-		struct session_record rec;
-		char bytes[SESSION_RECORD_MAX];
-	} u = { .rec = { .type = SESSION_REC_MAPS, .tid = tid } };
-	struct session_record *rec = &u.rec;
-	struct vma_line *vmas;
-	size_t nr = 0, cap = 256, i, line_cap = 0;
-	unsigned long long stack = 0;
-	char path[64], stat[1024], *line = NULL;
-	const char *st = stat_now;
-	FILE *f;
+	size_t len = strlen(name);
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	vmas = malloc(cap * sizeof(*vmas));
-	while (vmas && getline(&line, &line_cap, f) > 0) {
+	if (file)
+		l.v.flags |= SESSION_VMA_FILE;
+	if (!strcmp(name, "[stack]")) {
+		l.v.flags |= SESSION_VMA_STACK;
+		list->stack = l.v.start;
+	} else if (!strcmp(name, "[heap]")) {
+		l.v.flags |= SESSION_VMA_HEAP;
+		list->rec->maps.brk = l.v.end;
+	} else if (name[0] == '[') {
+		l.v.flags |= SESSION_VMA_SPECIAL;
+	}
+	if (list->nr == SESSION_MAPS_MAX_VMAS) {
+		list->rec->maps.truncated = 1;
+		return true;
+	}
+	if (list->nr == list->cap) {
+		size_t cap = list->cap ? 2 * list->cap : 64;
+		struct vma_line *more = realloc(list->vmas, cap * sizeof(*more));
+
+		if (!more)
+			return false;
+		list->vmas = more;
+		list->cap = cap;
+	}
+	l.v.path_len = len && len < 1024 ? len + 1 : 0;
+	l.name = l.v.path_len ? strdup(name) : NULL;
+	if (l.v.path_len && !l.name)
+		l.v.path_len = 0;
+	list->vmas[list->nr++] = l;
+	return true;
+}
+
+/* PROCMAP_QUERY (Linux 6.11, uapi/linux/fs.h; newer than Debian 12's headers): the VMA at or
+ * after an address, from an ioctl on /proc/PID/maps, without the text: a VMA costs ~0.6 us
+ * where a line of the text costs ~1.2 to make and parse. */
+struct procmap_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_QUERY _IOWR(0x66, 17, struct procmap_query)
+#define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
+/* its vma_flags are SESSION_VMA_READ, WRITE, EXEC and SHARED's bits */
+
+/* The VMAs by PROCMAP_QUERY; false when the host has no such ioctl (nothing listed). */
+static bool list_vmas_by_query(int fd, struct vma_list *list)
+{
+	char name[PATH_MAX];
+	unsigned long long addr = 0;
+
+	for (;;) {
+		struct procmap_query q = {
+			.size = sizeof(q), .query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA, .query_addr = addr,
+			.vma_name_size = sizeof(name), .vma_name_addr = (uintptr_t)name,
+		};
+
+		int err = ioctl(fd, PROCMAP_QUERY, &q) < 0 ? errno : 0;
+
+		if (err == ENAMETOOLONG) {	/* (a name too long for a record anyway) */
+			q.vma_name_size = 0;
+			q.vma_name_addr = 0;
+			err = ioctl(fd, PROCMAP_QUERY, &q) < 0 ? errno : 0;
+		}
+		if (err)	/* ENOENT: past the last VMA; ENOTTY: no such ioctl */
+			return addr || (err != ENOTTY && err != EINVAL);
+		if (!q.vma_name_size)
+			name[0] = 0;
+		addr = q.vma_end;
+		if (!add_vma(list, (struct vma_line){ .v = { .start = q.vma_start, .end = q.vma_end,
+							      .pgoff = q.vma_offset >> 12, .flags = q.vma_flags & 0xf } },
+			     q.inode != 0, name))
+			return true;
+	}
+}
+
+/* The VMAs by maps' text (a host without PROCMAP_QUERY). */
+static void list_vmas_by_text(int fd, struct vma_list *list)
+{
+	FILE *f = fdopen(dup(fd), "re");
+	char *line = NULL;
+	size_t line_cap = 0;
+
+	while (f && getline(&line, &line_cap, f) > 0) {
 		struct vma_line l = { .name = NULL };
 		char perms[8] = "";
 		unsigned long long off, ino;
 		int name_at = 0;
-		size_t len;
 
 		line[strcspn(line, "\n")] = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %n", &l.v.start, &l.v.end, perms, &off, &ino,
@@ -388,43 +561,36 @@ static void describe_maps(pid_t tid, bool exec, const char *stat_now)
 			continue;	/* [vsyscall]: not in the task's range */
 		l.v.pgoff = off >> 12;
 		l.v.flags = (perms[0] == 'r' ? SESSION_VMA_READ : 0) | (perms[1] == 'w' ? SESSION_VMA_WRITE : 0) |
-			    (perms[2] == 'x' ? SESSION_VMA_EXEC : 0) | (perms[3] == 's' ? SESSION_VMA_SHARED : 0) |
-			    (ino ? SESSION_VMA_FILE : 0);
-		l.name = name_at ? line + name_at : "";
-		if (!strcmp(l.name, "[stack]")) {
-			l.v.flags |= SESSION_VMA_STACK;
-			stack = l.v.start;
-		} else if (!strcmp(l.name, "[heap]")) {
-			l.v.flags |= SESSION_VMA_HEAP;
-			rec->maps.brk = l.v.end;
-		} else if (l.name[0] == '[') {
-			l.v.flags |= SESSION_VMA_SPECIAL;
-		}
-		len = strlen(l.name);
-		l.v.path_len = len && len < 1024 ? len + 1 : 0;
-		l.name = l.v.path_len ? strdup(l.name) : NULL;
-		if (l.v.path_len && !l.name)
-			l.v.path_len = 0;
-		if (nr == SESSION_MAPS_MAX_VMAS) {
-			rec->maps.truncated = 1;
-			free(l.name);
-			continue;
-		}
-		if (nr == cap) {
-			struct vma_line *more = realloc(vmas, 2 * cap * sizeof(*vmas));
-
-			if (!more) {
-				free(l.name);
-				break;
-			}
-			vmas = more;
-			cap *= 2;
-		}
-		vmas[nr++] = l;
+			    (perms[2] == 'x' ? SESSION_VMA_EXEC : 0) | (perms[3] == 's' ? SESSION_VMA_SHARED : 0);
+		if (!add_vma(list, l, ino != 0, name_at ? line + name_at : ""))
+			break;
 	}
 	free(line);
-	fclose(f);
-	if (!vmas)
+	if (f)
+		fclose(f);
+}
+
+static void describe_maps(pid_t tid, bool exec, const char *stat_now)
+{
+	union {
+		struct session_record rec;
+		char bytes[SESSION_RECORD_MAX];
+	} u = { .rec = { .type = SESSION_REC_MAPS, .tid = tid } };
+	struct session_record *rec = &u.rec;
+	struct vma_list list = { .rec = rec };
+	char path[64], stat[1024];
+	const char *st = stat_now;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!list_vmas_by_query(fd, &list))
+		list_vmas_by_text(fd, &list);
+	close(fd);
+	if (!list.vmas)
 		return;
 	if (!st && read_proc(tid, "stat", stat, sizeof(stat)) > 0)
 		st = stat;
@@ -434,15 +600,23 @@ static void describe_maps(pid_t tid, bool exec, const char *stat_now)
 	}
 	if (!rec->maps.brk || rec->maps.brk < rec->maps.start_brk)
 		rec->maps.brk = rec->maps.start_brk;
-	for (i = 0; i < nr; i++)	/* top-down mmap starts above the highest mapping below the stack */
-		if (vmas[i].v.end <= stack && !(vmas[i].v.flags & SESSION_VMA_STACK) &&
-		    vmas[i].v.end > rec->maps.mmap_base)
-			rec->maps.mmap_base = vmas[i].v.end;
+	for (i = 0; i < list.nr; i++)	/* top-down mmap starts above the highest mapping below the stack */
+		if (list.vmas[i].v.end <= list.stack && !(list.vmas[i].v.flags & SESSION_VMA_STACK) &&
+		    list.vmas[i].v.end > rec->maps.mmap_base)
+			rec->maps.mmap_base = list.vmas[i].v.end;
 	rec->maps.exec = exec;
-	produce_maps(rec, vmas, nr);
-	for (i = 0; i < nr; i++)
-		free(vmas[i].name);
-	free(vmas);
+	produce_maps(rec, list.vmas, list.nr);
+	for (i = 0; i < list.nr; i++)
+		free(list.vmas[i].name);
+	free(list.vmas);
+}
+
+/* What an exec changes (startcode, start_brk: ASLR moves a new image's code and heap), from a
+ * /proc/TID/stat read. */
+static void exec_marks(const char *stat, unsigned long long marks[2])
+{
+	marks[0] = stat_field(stat, 26);	/* startcode */
+	marks[1] = stat_field(stat, 47);	/* start_brk */
 }
 
 /* A task seen for the first time: known, and announced to the kernel. */
@@ -461,16 +635,26 @@ static struct known *meet(pid_t tid, pid_t creator)
 	 * twice the cost, only for a task with other threads */
 	if (read_proc(tid, "stat", stat, sizeof(stat)) < 0 || !(after = strrchr(stat, ')')))
 		return NULL;
+	/* A task that already ended (a zombie child a parent's clone lists) is not announced: if
+	 * it made a call, it was met then and forgotten when its process ended (process_ended()),
+	 * and a second NEW_TASK would ask the kernel for a second task of a tid it still has; if
+	 * it made none, the kernel has nothing of it to replay. */
+	if (after[1] == ' ' && (after[2] == 'Z' || after[2] == 'X'))
+		return NULL;
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return NULL;
 	k->tid = tid;
 	k->tgid = tid;
+	k->syscall_fd = -1;
+	exec_marks(stat, k->exec_marks);
 	ppid = stat_field(stat, 4);
 	if (stat_field(stat, 20) > 1 && read_proc(tid, "status", status, sizeof(status)) > 0 &&
 	    status_field(status, "\nTgid:"))
 		k->tgid = status_field(status, "\nTgid:");
 	parent = k->tgid != tid ? find(k->tgid) : find(ppid);
+	if (k->tgid != tid && parent)
+		parent->threaded = true;
 	k->helper = parent && parent->helper;
 	k->next = known_tasks[(unsigned int)tid % BUCKETS];
 	known_tasks[(unsigned int)tid % BUCKETS] = k;
@@ -537,16 +721,17 @@ static void meet_children(struct known *k)
 	}
 }
 
-/* What an exec changes (startcode, start_brk), from /proc/TID/stat (read into `stat`, 1024 bytes):
- * false when it could not be read. */
-static bool exec_marks(pid_t tid, unsigned long long marks[2], char *stat)
+/* What the task's execve of `path` failed with: the file's absence or permissions (access()
+ * fails with what a lookup fails with, or EACCES when the file is there but not executable).
+ * Looked at once the exec failed, which most do not: the file is as the exec found it. */
+static int exec_error(pid_t pid, const char *path)
 {
-	marks[0] = marks[1] = 0;
-	if (read_proc(tid, "stat", stat, 1024) <= 0)
-		return false;
-	marks[0] = stat_field(stat, 26);	/* startcode */
-	marks[1] = stat_field(stat, 47);	/* start_brk */
-	return true;
+	char where[PATH_MAX + 64];
+
+	if (!path)
+		return ENOMEM;
+	snprintf(where, sizeof(where), "/proc/%d/%s/%s", (int)pid, path[0] == '/' ? "root" : "cwd", path);
+	return access(where, X_OK) < 0 ? errno : ENOEXEC;
 }
 
 /* The outcome of the task's last execve: a new image (ASLR moves its code and heap) or not. */
@@ -557,12 +742,14 @@ static void exec_outcome(struct known *k)
 		char bytes[SESSION_RECORD_MAX];
 	} u = { .rec = { .type = SESSION_REC_EXEC, .tid = k->tid, .len = sizeof(u.rec) } };
 	struct session_record *rec = &u.rec;
-	unsigned long long now[2];
+	unsigned long long now[2] = { 0, 0 };
 	char stat[1024];
 	bool stat_read;
 
 	k->exec_pending = false;
-	stat_read = exec_marks(k->tid, now, stat);
+	stat_read = read_proc(k->tid, "stat", stat, sizeof(stat)) > 0;
+	if (stat_read)
+		exec_marks(stat, now);
 	rec->ts = now_ns();
 	if (now[0] != k->exec_marks[0] || now[1] != k->exec_marks[1]) {
 		char path[64], exe[PATH_MAX];
@@ -581,8 +768,10 @@ static void exec_outcome(struct known *k)
 				rec->exec.exe_len = n + 1;
 		}
 	} else {
-		rec->exec.result = -k->exec_error;
+		rec->exec.result = -exec_error(k->tid, k->exec_path);
 	}
+	if (stat_read)	/* the marks the next execve is told by */
+		memcpy(k->exec_marks, now, sizeof(now));
 	produce(rec);
 	if (!rec->exec.result && !k->helper)
 		describe_maps(k->tid, true, stat_read ? stat : NULL);	/* the new image's */
@@ -614,24 +803,35 @@ unsigned long long open_call_flags(const struct seccomp_notif *req)
 }
 
 /*
- * What an rt_sigreturn of tid returns: the rax its signal frame restores.  The frame's return
- * address was popped by the handler's `ret`, so the frame is at sp - 8; sp is in
- * /proc/TID/syscall (the task is stopped in the call).  x86-64's rt_sigframe: pretcode, then the
+ * What an rt_sigreturn of the task returns: the rax its signal frame restores.  The frame's
+ * return address was popped by the handler's `ret`, so the frame is at sp - 8; sp is in
+ * /proc/TID/syscall (the task is stopped in the call), kept open: a shell returns from its
+ * SIGCHLD handler once a command, and a pread of the open file costs ~1 us where an open, read
+ * and close cost ~5.  x86-64's rt_sigframe: pretcode, then the
  * ucontext (uc_flags, uc_link, uc_stack: 40 bytes), whose sigcontext has rax 14th (r8..r15, rdi,
  * rsi, rbp, rbx, rdx, rax).
  */
 #define SIGFRAME_RAX (8 + 40 + 13 * 8)
 
-static bool sigreturn_ax(pid_t tid, unsigned long long *ax)
+static bool sigreturn_ax(struct known *k, unsigned long long *ax)
 {
 	char buf[512];
 	unsigned long long sp;
+	ssize_t n = -1;
 
-	/* "NR ARG1 ... ARG6 SP PC" */
-	if (read_proc(tid, "syscall", buf, sizeof(buf)) <= 0 ||
-	    sscanf(buf, "%*s %*s %*s %*s %*s %*s %*s %llx", &sp) != 1)
+	if (k->syscall_fd < 0) {
+		snprintf(buf, sizeof(buf), "/proc/%d/syscall", (int)k->tid);
+		k->syscall_fd = open(buf, O_RDONLY | O_CLOEXEC);
+	}
+	if (k->syscall_fd >= 0)
+		n = pread(k->syscall_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
 		return false;
-	return read_target(tid, sp - 8 + SIGFRAME_RAX, ax, sizeof(*ax));
+	buf[n] = '\0';
+	/* "NR ARG1 ... ARG6 SP PC" */
+	if (sscanf(buf, "%*s %*s %*s %*s %*s %*s %*s %llx", &sp) != 1)
+		return false;
+	return read_target(k->tid, sp - 8 + SIGFRAME_RAX, ax, sizeof(*ax));
 }
 
 /* Append a blob to the record being built; false when it does not fit. */
@@ -849,6 +1049,19 @@ static void add_prestat(struct session_record *rec, pid_t pid, const unsigned lo
 		rec->sc.flags |= SESSION_SC_PRESTAT;
 }
 
+/* An OUT blob for the array or vector a call writes at `ptr`, if the process can write there
+ * at all: a bad pointer is left as the host's, so that the kernel's copy faults as the host's
+ * did (mincore's EFAULT).  (Its first byte is looked at; write(2)'s buffers and the like are
+ * not, the hot path stays one read a call.) */
+static void add_out(struct session_record *rec, size_t room, pid_t pid, int arg, unsigned long long ptr,
+		    size_t len)
+{
+	char byte;
+
+	if (!len || read_target(pid, ptr, &byte, 1))
+		add_blob(rec, room, arg, SESSION_BLOB_OUT, 0, NULL, len);
+}
+
 /* The call's record: number, arguments, and what is behind its pointers (none for a call the
  * kernel serves: it reads and writes the caller's memory itself, serve.c). */
 static void build_syscall(struct session_record *rec, size_t room, const struct seccomp_notif *req, int how)
@@ -873,7 +1086,7 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 		rec->sc.args[i] = req->data.args[i];
 	rec->len = offsetof(struct session_record, sc) + sizeof(rec->sc);
 	for (i = 0; rules && i < 6; i++) {
-		unsigned long long ptr = req->data.args[i];
+		unsigned long long ptr = req->data.args[i], count;
 		char buf[PATH_MAX];
 		size_t len;
 		ssize_t n;
@@ -888,10 +1101,42 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 			break;
 		case ARG_BUF_IN:
 			len = rules[i].len_arg >= 0 ? req->data.args[rules[i].len_arg] : 0;
-			if (len > BUF_IN_MAX)
-				len = BUF_IN_MAX;
+			len = len > (size_t)BUF_IN_MAX - rules[i].size ? BUF_IN_MAX : len + rules[i].size;
 			if (len && read_target(req->pid, ptr, buf, len))
 				add_blob(rec, room, i, SESSION_BLOB_IN, 0, buf, len);
+			break;
+		case ARG_ARRAY_IN:
+			count = req->data.args[rules[i].len_arg];
+			if (count && count <= ARRAY_IN_MAX / rules[i].size &&
+			    read_target(req->pid, ptr, buf, count * rules[i].size))
+				add_blob(rec, room, i, SESSION_BLOB_IN, 0, buf, count * rules[i].size);
+			break;
+		case ARG_ARRAY_OUT:
+			count = req->data.args[rules[i].len_arg];
+			if (count <= UINT_MAX / rules[i].size)	/* (the kernel refuses a negative one) */
+				add_out(rec, room, req->pid, i, ptr, count * rules[i].size);
+			break;
+		case ARG_SIZED_IN: {
+			unsigned int size;
+
+			if (!read_target(req->pid, ptr, &size, sizeof(size)))
+				break;
+			/* (one too small or too large: the kernel reads its size, and says E2BIG) */
+			len = size ? size : rules[i].size;
+			len = len < sizeof(size) ? sizeof(size) : len > SIZED_IN_MAX ? SIZED_IN_MAX : len;
+			if (read_target(req->pid, ptr, buf, len) || read_target(req->pid, ptr, buf, len = sizeof(size)))
+				add_blob(rec, room, i, SESSION_BLOB_IN, 0, buf, len);
+			break;
+		}
+		case ARG_IOV:
+			count = req->data.args[rules[i].len_arg];
+			if (count && count <= ARRAY_IN_MAX / 16 && read_target(req->pid, ptr, buf, count * 16))
+				add_blob(rec, room, i, SESSION_BLOB_IOV, count, buf, count * 16);
+			break;
+		case ARG_OUT_PAGES:
+			count = (req->data.args[rules[i].len_arg] + 4095) / 4096;
+			if (count <= UINT_MAX)
+				add_out(rec, room, req->pid, i, ptr, count);
 			break;
 		case ARG_STRUCT_IN:
 			if (read_target(req->pid, ptr, buf, rules[i].size))
@@ -993,16 +1238,6 @@ static bool is_helper(pid_t pid, const char *path)
 	return false;
 }
 
-/* What the execve will fail with, if it does: the file's absence or permissions (access()
- * fails with what a lookup fails with, or EACCES when the file is there but not executable). */
-static int exec_error(pid_t pid, const char *path)
-{
-	char where[PATH_MAX + 64];
-
-	snprintf(where, sizeof(where), "/proc/%d/%s/%s", (int)pid, path[0] == '/' ? "root" : "cwd", path);
-	return access(where, X_OK) < 0 ? errno : ENOEXEC;
-}
-
 /* Before the call is answered: what happened since the task's last call, and the call's
  * record (built in `rec`, room bytes). */
 unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room,
@@ -1059,7 +1294,11 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 
 		if (nr == __NR_clone3 && !read_target(req->pid, req->data.args[0], &flags, sizeof(flags)))
 			flags = 0;
-		k->clone_pending = true;
+		/* A vfork child (dash's commands, posix_spawn's) is met at its own first call: its
+		 * parent waits in the clone until it execs or exits, both calls, and one killed
+		 * before any call is a zombie, which meet() leaves out; so its parent's children
+		 * need no look. */
+		k->clone_pending = nr != __NR_vfork && !(nr != __NR_fork && (flags & CLONE_VFORK));
 		k->clone_thread = (nr == __NR_clone || nr == __NR_clone3) && (flags & CLONE_THREAD);
 		break;
 	}
@@ -1071,11 +1310,13 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 		if (read_target_string(req->pid, req->data.args[path_arg], path, sizeof(path)) < 0)
 			break;
 		k->exec_pending = true;
-		k->exec_error = exec_error(req->pid, path);
-		{
+		free(k->exec_path);
+		k->exec_path = strdup(path);
+		if (k->tid != k->tgid || k->threaded) {	/* (exec_marks: the image now) */
 			char stat[1024];
 
-			exec_marks(req->pid, k->exec_marks, stat);
+			if (read_proc(req->pid, "stat", stat, sizeof(stat)) > 0)
+				exec_marks(stat, k->exec_marks);
 		}
 		if (is_helper(req->pid, path))
 			k->helper = true;	/* its exec is mirrored, then nothing but its end */
@@ -1084,7 +1325,7 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 	case __NR_rt_sigreturn: {
 		unsigned long long ax;
 
-		if (sigreturn_ax(req->pid, &ax)) {
+		if (sigreturn_ax(k, &ax)) {
 			rec->sc.flags |= SESSION_SC_SIGRETURN;
 			rec->sc.serial = ax;
 		}
@@ -1185,33 +1426,35 @@ void mirror_fd_given(pid_t tid, int kfd, int fd)
 
 /* ---- ends ---- */
 
-/* Under lock: whether a record of `len` bytes fits in the ring now. */
-static bool fits(unsigned long long len)
+/*
+ * The process `tgid` ended: its tasks that did not exit by themselves end with its status
+ * (without an EXIT record, a task of the kernel waits for ever for its next call, and its
+ * parent's wait4 there with it).  The status is read only for those: a process that ended
+ * with exit_group(2), as most do, costs no /proc read.
+ */
+static bool all_exited(pid_t tgid)	/* (under lock) */
 {
-	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
-	unsigned long long off = head % size, pad = off + len > size ? size - off : 0;
-
-	return head + pad + len - __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE) <= size;
+	for (unsigned int b = 0; b < BUCKETS; b++)
+		for (struct known *k = known_tasks[b]; k; k = k->next)
+			if (k->tgid == tgid && !k->exited)
+				return false;
+	return true;
 }
 
-/*
- * The process `tgid` ended: its tasks that did not exit by themselves end with its status.
- * Their EXIT records wait for room in the ring (up to EXIT_WAIT_MS; the kernel takes records
- * off it whatever its tasks do): without one, a task of the kernel waits for ever for its next
- * call, and its parent's wait4 there with it.
- */
-#define EXIT_WAIT_MS 5000
 static void process_ended(pid_t tgid, int pidfd)
 {
 	struct session_record rec = { .type = SESSION_REC_EXIT, .len = sizeof(rec) };
-	const struct timespec pause = { 0, 1000000 };
 	pid_t *ending = NULL;
 	size_t nr = 0, cap = 0, i;
 	char stat[1024];
 	unsigned int b;
-	int status = 9, waited = 0;	/* SIGKILL, when the zombie is already reaped */
+	int status = 9;	/* SIGKILL, when the zombie is already reaped */
+	bool need_status;
 
-	if (read_proc(tgid, "stat", stat, sizeof(stat)) > 0 && stat_field(stat, 52))
+	pthread_mutex_lock(&lock);
+	need_status = !all_exited(tgid);
+	pthread_mutex_unlock(&lock);
+	if (need_status && read_proc(tgid, "stat", stat, sizeof(stat)) > 0 && stat_field(stat, 52))
 		status = stat_field(stat, 52);
 	pthread_mutex_lock(&lock);
 	for (b = 0; b < BUCKETS; b++) {
@@ -1233,19 +1476,14 @@ static void process_ended(pid_t tgid, int pidfd)
 			if (!k->exited && nr < cap)
 				ending[nr++] = k->tid;
 			*p = k->next;
-			free(k);
+			drop(k);
 		}
 	}
 	for (i = 0; i < nr; i++) {
-		while (!fits(rec.len) && waited++ < EXIT_WAIT_MS) {
-			pthread_mutex_unlock(&lock);
-			nanosleep(&pause, NULL);
-			pthread_mutex_lock(&lock);
-		}
 		rec.tid = ending[i];
 		rec.ts = now_ns();
 		rec.exit.status = status;
-		produce(&rec);	/* (counted lost if it still does not fit) */
+		produce(&rec);
 	}
 	pthread_mutex_unlock(&lock);
 	free(ending);

@@ -78,8 +78,10 @@
 /* How long a caller waits for a kernel that makes no progress (a paused or stopped machine),
  * and at most for one that does (replaying a busy session's backlog: a perf_event_open or
  * bpf served late still gets the kernel's answer, not ENOSYS); then its call is answered as a
- * session without the kernel would have it (answer.c). */
-#define SERVE_TIMEOUT_MS 2000
+ * session without the kernel would have it (answer.c).  Progress is a record retired, and the
+ * kernel retires none while it works on one long call (a large map's memory, a verifier pass on
+ * a loaded box): 2 s refused BCC's and libbpf's first calls about one clean-clone run in two. */
+#define SERVE_TIMEOUT_MS 10000
 #define SERVE_MAX_WAIT_MS 30000
 /* The kernel's struct new_utsname (6 fields of 65 bytes), from the first uname it answered a
  * caller of the default personality: later ones of such callers are answered with it at once
@@ -1208,6 +1210,23 @@ static bool ringbuf_positions(int region, unsigned long long *prod, unsigned lon
 	return true;
 }
 
+/*
+ * Whether the record at consumer position cons of a ring buffer map's region is committed
+ * (its header's BPF_RINGBUF_BUSY_BIT clear: submitted or discarded).  The kernel runs behind
+ * the session: a poll that follows the caller's own syscall can come while the program that
+ * syscall ran is between reserve and submit, which on Linux has ended before the syscall
+ * returned; the poll is ready when the record is there to read.
+ */
+static bool ringbuf_committed(int region, unsigned long long cons)
+{
+	unsigned int len;
+	unsigned long long mask = __atomic_load_n(&pool_status[region]->ringbuf_mask, __ATOMIC_ACQUIRE);
+
+	if (pread(pool_fds[region], &len, sizeof(len), 2 * 4096 + (cons & mask)) != sizeof(len))
+		return true;
+	return !(len & (1U << 31));
+}
+
 /* Under held_lock: whether the region had a wakeup the polls did not take yet. */
 static bool wakeup_pending(int region)
 {
@@ -1260,7 +1279,7 @@ static int poll_pass(struct held_poll *h)
 				/* a BPF ring buffer map: data to read (ringbuf_map_poll_kern()); its
 				 * wakeups only wake the holder to look */
 				take_wakeup(region);
-				if (prod != cons)
+				if (prod != cons && ringbuf_committed(region, cons))
 					p->revents = (POLLIN | POLLRDNORM) & mask;
 			} else if (take_wakeup(region_of(h->tgid, p->fd) - 1)) {
 				/* the kernel's event: EPOLLIN after a wakeup of its buffer */
