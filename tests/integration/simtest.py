@@ -50,10 +50,14 @@ def tracefs_sim(*args: str, timeout: float = START_TIMEOUT, **kwargs) -> subproc
     if "input" not in kwargs:
         kwargs.setdefault("stdin", subprocess.DEVNULL)
     try:
-        return subprocess.run([TRACEFS_SIM, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
+        result = subprocess.run([TRACEFS_SIM, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
     except subprocess.TimeoutExpired as hung:
         pytest.fail(f"tracefs-sim {' '.join(args)}: no end after {timeout} s\n"
                     f"stdout so far:\n{_text(hung.stdout)}\nstderr so far:\n{_text(hung.stderr)}")
+    # What the daemon logged (a request that failed with EIO logs its traceback there): pytest
+    # shows it with a failing test's report, whichever assertion on the output failed.
+    sys.stderr.write(_text(result.stderr))
+    return result
 
 
 def sh(cwd, script: str, timeout: float = 20) -> subprocess.CompletedProcess:

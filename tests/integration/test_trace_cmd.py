@@ -128,8 +128,8 @@ def test_function_tracer_start_show_and_list_functions(tmp_path):
     calls = [l for l in section(out, "show") if not l.startswith("#")]
     # every task's vfs_read is traced (the session's own shells and trace-cmd too); cat's among them
     records = [re.match(r"^ +(\S.*)-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: vfs_read <-([\w.]+)$", l) for l in calls]
-    assert calls and all(records), calls
-    assert ("cat", "ksys_read") in [m.groups() for m in records], calls
+    assert calls and all(records), out
+    assert ("cat", "ksys_read") in [m.groups() for m in records], out
     assert section(out, "filter") == ["vfs_read"]
     assert section(out, "list") == section(out, "available") and "vfs_read" in section(out, "list")
     assert section(out, "after") == ["nop"]
