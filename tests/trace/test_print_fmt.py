@@ -287,6 +287,16 @@ def test_socket_addresses_as_vsprintf_prints_them():
     assert pf.format({"sa": bytes(28)}) == "(einval)|(einval)|(einval)"
 
 
+def test_an_array_declared_with_an_expression_takes_its_element_from_the_base_type():
+    """A format prints an array's length as the event wrote it (`__u8 saddr[sizeof(struct
+    sockaddr_in6)]`, tcp_probe's in 6.1's source): not a number, so the element's size comes
+    from the base type."""
+    f = [FieldDesc("__u8[sizeof(struct sockaddr_in6)]", "sa", 8, 28, False)]
+    pf = compile_print_fmt('"%pISpc %d", REC->sa, REC->sa[4]', f)
+    v4 = (2).to_bytes(2, "little") + (8080).to_bytes(2, "big") + bytes([127, 0, 0, 1]) + bytes(20)
+    assert pf.format({"sa": v4}) == "127.0.0.1:8080 127"
+
+
 @pytest.mark.parametrize(
     "bad",
     [

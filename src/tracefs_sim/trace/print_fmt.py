@@ -440,7 +440,11 @@ class _Parser:
             base = ftype[: ftype.index("[")].strip()
             if base.split()[-1] == "char" and not self.peek() == ("op", "["):
                 return _Expr(f"_text({read})", _STR)
-            count = int(ftype[ftype.index("[") + 1 : ftype.index("]")] or 0)
+            # the declared length as the format prints it: a number, or the expression the
+            # event was written with (`sizeof(struct sockaddr_in6)`): the base type then says
+            # the element's size
+            length = ftype[ftype.index("[") + 1 : ftype.index("]")].strip()
+            count = int(length) if length.isdigit() else 0
             elem = _ctype(base.split())
             if count:
                 elem = _Int(8 * (field.size // count), elem.signed)
