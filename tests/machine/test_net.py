@@ -84,16 +84,22 @@ def test_the_traffic_shows_in_the_events(machine, run_program):
                                         for r in by("napi:napi_poll"))
 
 
-def test_what_a_full_receiver_dropped_is_retransmitted(machine, run_program):
-    """nettest slow: the reader's buffer is full, the segment that did not fit is dropped
-    (PROTO_MEM) and the sender's retransmission timer sends it again, until the reader reads."""
+def _slow_receiver(machine, run_program, *events: str):
+    """nettest slow with `events` (and the socket states) captured: its records, and the port
+    its server listened on."""
     cap = EventCapture(machine)
-    cap.enable("tcp:tcp_retransmit_skb", "skb:kfree_skb", "sock:inet_sock_set_state")
+    cap.enable(*events, "sock:inet_sock_set_state")
     status, out = run_program(machine, ["nettest", "slow"], timeout=120)
     assert status == 0 and b"data intact = 1" in out
     recs = cap.records()
     listen = [r.fields for r in recs if r.event == "sock:inet_sock_set_state" and r.fields["newstate"] == TCP_LISTEN]
-    port = listen[-1]["sport"]
+    return recs, listen[-1]["sport"]
+
+
+def test_what_a_full_receiver_dropped_is_retransmitted(machine, run_program):
+    """nettest slow: the reader's buffer is full, the segment that did not fit is dropped
+    (PROTO_MEM) and the sender's retransmission timer sends it again, until the reader reads."""
+    recs, port = _slow_receiver(machine, run_program, "tcp:tcp_retransmit_skb", "skb:kfree_skb")
     retrans = [r.fields for r in recs if r.event == "tcp:tcp_retransmit_skb" and r.fields["dport"] == port]
     assert retrans and all(bytes(r["daddr"]) == b"\x7f\0\0\1" and r["family"] == 2 for r in retrans)
     assert any(r.event == "skb:kfree_skb" and r.fields["reason"] == 16 for r in recs)  # PROTO_MEM
@@ -103,13 +109,7 @@ def test_a_retransmission_timeout_enters_loss_and_the_ack_ends_it(machine, run_p
     """nettest slow again: at each retransmission timeout the sender's congestion state goes to
     TCP_CA_Loss (tcp_enter_loss → tcp_set_ca_state: tcp:tcp_cong_state_set cong_state=4), and
     back to TCP_CA_Open (0) once what was in flight then is acked."""
-    cap = EventCapture(machine)
-    cap.enable("tcp:tcp_cong_state_set", "tcp:tcp_retransmit_skb", "sock:inet_sock_set_state")
-    status, out = run_program(machine, ["nettest", "slow"], timeout=120)
-    assert status == 0 and b"data intact = 1" in out
-    recs = cap.records()
-    listen = [r.fields for r in recs if r.event == "sock:inet_sock_set_state" and r.fields["newstate"] == TCP_LISTEN]
-    port = listen[-1]["sport"]
+    recs, port = _slow_receiver(machine, run_program, "tcp:tcp_cong_state_set", "tcp:tcp_retransmit_skb")
     states = [r.fields for r in recs if r.event == "tcp:tcp_cong_state_set" and r.fields["dport"] == port]
     assert states and all(bytes(s["daddr"]) == b"\x7f\0\0\1" and s["family"] == 2 for s in states)
     seq = [s["cong_state"] for s in states]
