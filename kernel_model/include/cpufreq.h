@@ -54,7 +54,6 @@ unsigned int cpufreq_driver_fast_switch(struct cpufreq_policy *policy, unsigned 
 void cpufreq_enable_fast_switch(struct cpufreq_policy *policy);
 unsigned int cpufreq_policy_transition_delay_us(struct cpufreq_policy *policy);
 bool cpufreq_this_cpu_can_update(struct cpufreq_policy *policy);
-unsigned int cpufreq_quick_get(unsigned int cpu);
 struct cpufreq_governor *cpufreq_default_governor(void);
 
 /* The scheduler's call into the governor (kernel/sched/cpufreq.c) */

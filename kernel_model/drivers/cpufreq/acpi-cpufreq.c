@@ -17,10 +17,10 @@ static const struct acpi_processor_px acpi_pss[] = {
 };
 #define ACPI_PSS_COUNT (sizeof(acpi_pss) / sizeof(acpi_pss[0]))
 
-/* The P-state each cpu runs in: the firmware leaves every cpu in the fastest */
+/* Each cpu's IA32_PERF_CTL, the P-state it runs in (0 from the firmware: no state's control
+ * value, which reads as the fastest) */
 struct acpi_cpufreq_data {
-	unsigned int state;		/* index into acpi_pss */
-	u64 perf_ctl;			/* IA32_PERF_CTL as last written */
+	u64 perf_ctl;
 	struct cpufreq_frequency_table freq_table[ACPI_PSS_COUNT + 1];
 };
 static struct acpi_cpufreq_data acpi_cpufreq_data[NR_CPUS];
@@ -47,10 +47,16 @@ static notrace int acpi_cpufreq_cpu_init(struct cpufreq_policy *policy)
 	return 0;
 }
 
-/* The frequency of the P-state the cpu's PERF_CTL selects */
+/* The frequency of the P-state the cpu's PERF_CTL selects, the fastest for a value no state
+ * has (get_cur_freq_on_cpu's extract_msr) */
 static notrace unsigned int acpi_cpufreq_get(unsigned int cpu)
 {
-	return acpi_pss[acpi_cpufreq_data[cpu].state].core_frequency * 1000;
+	unsigned int i;
+
+	for (i = 0; i < ACPI_PSS_COUNT; i++)
+		if (acpi_pss[i].control == acpi_cpufreq_data[cpu].perf_ctl)
+			return acpi_pss[i].core_frequency * 1000;
+	return acpi_pss[0].core_frequency * 1000;
 }
 
 /* The table's lowest frequency at or above the target (the governor's already resolved one) */
@@ -61,10 +67,7 @@ static notrace unsigned int acpi_cpufreq_fast_switch(struct cpufreq_policy *poli
 
 	while (entry[1].frequency != CPUFREQ_TABLE_END && entry->frequency < target_freq)
 		entry++;
-	if (data->state != entry->driver_data) {
-		data->perf_ctl = acpi_pss[entry->driver_data].control;	/* wrmsr(MSR_IA32_PERF_CTL) */
-		data->state = entry->driver_data;
-	}
+	data->perf_ctl = acpi_pss[entry->driver_data].control;	/* wrmsr(MSR_IA32_PERF_CTL) */
 	return entry->frequency;
 }
 

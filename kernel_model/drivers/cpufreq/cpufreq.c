@@ -1,7 +1,7 @@
 /* The cpufreq core (drivers/cpufreq/cpufreq.c): a policy for each cpu once a driver registers,
  * its limits from the driver's table, the default governor started on it, and the driver's
- * fast switch with the cpu_frequency event that reports it.  No sysfs here: the policy's
- * current frequency is what scaling_cur_freq would show (cpufreq_quick_get). */
+ * fast switch with the cpu_frequency event that reports it.  No sysfs here: policy->cur is
+ * what scaling_cur_freq would show. */
 #include "../../include/cpufreq.h"
 #include "../../include/trace/trace.h"
 
@@ -11,7 +11,6 @@
 
 static struct cpufreq_driver *cpufreq_driver;
 static struct cpufreq_policy cpufreq_policies[NR_CPUS];
-static struct cpufreq_policy *cpufreq_cpu_data[NR_CPUS];
 
 /* The table's index for the target within [min, max] (the table ascends) */
 static unsigned int cpufreq_frequency_table_target(struct cpufreq_policy *policy, unsigned int target_freq,
@@ -90,14 +89,6 @@ noinline unsigned int cpufreq_driver_fast_switch(struct cpufreq_policy *policy, 
 	return freq;
 }
 
-/* The frequency the cpu's policy last set (kHz), 0 without a policy */
-noinline unsigned int cpufreq_quick_get(unsigned int cpu)
-{
-	struct cpufreq_policy *policy = cpu < NR_CPUS ? cpufreq_cpu_data[cpu] : NULL;
-
-	return policy ? READ_ONCE(policy->cur) : 0;
-}
-
 /* The limits (the whole table: no QoS requests or sysfs writes here, so nothing for the
  * driver's verify to narrow) resolved to table entries, the governor
  * told, after the cpu_frequency_limits event */
@@ -138,7 +129,6 @@ static noinline int cpufreq_online(unsigned int cpu)
 	policy->min = policy->cpuinfo.min_freq;
 	policy->max = policy->cpuinfo.max_freq;
 	policy->cur = cpufreq_driver->get(cpu);
-	WRITE_ONCE(cpufreq_cpu_data[cpu], policy);
 	return cpufreq_set_policy(policy, cpufreq_default_governor());	/* cpufreq_init_policy() */
 }
 

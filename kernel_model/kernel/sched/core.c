@@ -143,7 +143,7 @@ static __always_inline struct rq *rq_of(struct cfs_rq *cfs_rq)
 /* The runqueue's utilization brought up to date; a new period of it tells cpufreq
  * (update_cfs_rq_load_avg() and cfs_rq_util_change(); 6.1 also keeps each entity's average,
  * which only load balancing and energy-aware placement read) */
-static __always_inline void update_load_avg(struct cfs_rq *cfs_rq, struct task_struct *se, int flags)
+static __always_inline void update_load_avg(struct cfs_rq *cfs_rq)
 {
 	if (__update_load_avg_cfs_rq(rq_of(cfs_rq)->clock, cfs_rq))
 		cpufreq_update_util(rq_of(cfs_rq), 0);
@@ -151,7 +151,7 @@ static __always_inline void update_load_avg(struct cfs_rq *cfs_rq, struct task_s
 
 static noinline void enqueue_entity(struct cfs_rq *cfs_rq, struct task_struct *se, int flags)
 {
-	update_load_avg(cfs_rq, se, 0);
+	update_load_avg(cfs_rq);
 	list_add_tail(&se->run_list, &cfs_rq->queue);
 	cfs_rq->nr_running++;		/* account_entity_enqueue() */
 	cfs_rq->idle_nr_running += task_has_idle_policy(se);	/* (se_is_idle()) */
@@ -159,7 +159,7 @@ static noinline void enqueue_entity(struct cfs_rq *cfs_rq, struct task_struct *s
 
 static noinline void dequeue_entity(struct cfs_rq *cfs_rq, struct task_struct *se, int flags)
 {
-	update_load_avg(cfs_rq, se, 0);
+	update_load_avg(cfs_rq);
 	if (!list_empty(&se->run_list))	/* (the running task is not in the queue) */
 		list_del_init(&se->run_list);
 	cfs_rq->nr_running--;		/* account_entity_dequeue() */
@@ -227,7 +227,7 @@ static noinline void put_prev_entity(struct cfs_rq *cfs_rq, struct task_struct *
 {
 	if (prev->on_rq) {
 		list_add_tail(&prev->run_list, &cfs_rq->queue);
-		update_load_avg(cfs_rq, prev, 0);
+		update_load_avg(cfs_rq);
 	}
 	cfs_rq->curr = NULL;
 }
@@ -239,7 +239,7 @@ static noinline void put_prev_task_fair(struct rq *rq, struct task_struct *prev)
 
 static noinline void set_next_entity(struct cfs_rq *cfs_rq, struct task_struct *se)
 {
-	update_load_avg(cfs_rq, se, 0);
+	update_load_avg(cfs_rq);
 	list_del_init(&se->run_list);
 	cfs_rq->curr = se;
 }
@@ -299,7 +299,7 @@ noinline u64 sched_slice(struct cfs_rq *cfs_rq, struct task_struct *se)
 static noinline void task_tick_fair(struct rq *rq, struct task_struct *curr, int queued)
 {
 	update_curr(rq, rq->clock);
-	update_load_avg(&rq->cfs, curr, 0);	/* entity_tick() */
+	update_load_avg(&rq->cfs);	/* entity_tick() */
 	if (!list_empty(&rq->cfs.queue) && curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= sched_slice(&rq->cfs, curr))
 		this_cpu()->need_resched = 1;	/* check_preempt_tick's resched_curr */
 }

@@ -23,7 +23,6 @@ struct sugov_cpu {
 	struct update_util_data update_util;
 	struct sugov_policy *sg_policy;
 	unsigned int cpu;
-	u64 last_update;
 	unsigned long util;
 	unsigned long max;
 	unsigned long saved_idle_calls;
@@ -85,9 +84,8 @@ static bool sugov_cpu_is_busy(struct sugov_cpu *sg_cpu)
 	return ret;
 }
 
-static __always_inline bool sugov_update_single_common(struct sugov_cpu *sg_cpu, u64 time, unsigned int flags)
+static __always_inline bool sugov_update_single_common(struct sugov_cpu *sg_cpu, u64 time)
 {
-	sg_cpu->last_update = time;
 	if (!sugov_should_update_freq(sg_cpu->sg_policy, time))
 		return false;
 	sugov_get_util(sg_cpu);
@@ -102,7 +100,7 @@ static noinline void sugov_update_single_freq(struct update_util_data *hook, u64
 	unsigned int cached_freq = sg_policy->cached_raw_freq;
 	unsigned int next_f;
 
-	if (!sugov_update_single_common(sg_cpu, time, flags))
+	if (!sugov_update_single_common(sg_cpu, time))
 		return;
 	next_f = get_next_freq(sg_policy, sg_cpu->util, sg_cpu->max);
 	/* no lower frequency while the cpu has not been idle since: it would be premature */
