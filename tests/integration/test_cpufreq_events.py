@@ -24,7 +24,7 @@ def _events(out):
 def test_frequency_follows_the_load(quiet):
     run, guest = quiet
     run("echo 1 > events/power/cpu_frequency/enable")
-    guest("progtest", "idlespin", "30000000")   # a cpu busy for a while
+    guest("progtest", "idlespin", "100000000")   # a cpu busy for ~0.2-0.7 s, the climb ~60 ms
     top = max(TABLE)
     events = _events(run("grep -v '^#' trace"))
     assert {state for _, state in events} <= TABLE, events
@@ -48,17 +48,18 @@ def test_frequency_follows_the_load(quiet):
 def test_perf_timechart_records_and_draws():
     """perf timechart record, in a session, asks for power:cpu_frequency, power:cpu_idle and the
     sched events: all are here; an emulated busy program's cpu climbs through the P-states in
-    the recording, and the chart perf draws from it names the program and shows them."""
+    the recording, and the chart perf draws from it names the workload and shows them."""
     result = tracefs_sim("run", "--workload", "none", "-c", PRIVATE_HOME + """
-perf timechart record tracefs-sim exec progtest idlespin 30000000 > rec.log 2>&1; echo "== record $?"
+perf timechart record tracefs-sim exec progtest idlespin 100000000 > rec.log 2>&1; echo "== record $?"
 echo '== events'; perf evlist -i perf.data
 echo '== script'; perf script -i perf.data -F event,trace 2>/dev/null | grep cpu_frequency
 perf timechart -i perf.data -o out.svg > chart.log 2>&1; echo "== chart $?"
-grep -o '>progtest<' out.svg | head -1; grep -o '3.00 Ghz' out.svg | head -1
+grep -o '>tracefs-sim:[0-9]* ([0-9.]*ms)<' out.svg | head -1; grep -o '3.00 Ghz' out.svg | head -1
 """, timeout=150)
     out = result.stdout + result.stderr
     assert result.returncode == 0 and "== record 0" in out and "== chart 0" in out, out
     assert {"power:cpu_frequency", "power:cpu_idle", "sched:sched_switch"} <= set(section(out, "events")), out
     script = section(out, "script")
     assert any(re.fullmatch(r"\s*power:cpu_frequency:\s+state=3000000 cpu_id=\d+", line) for line in script), out
-    assert ">progtest<" in out and "3.00 Ghz" in out, out
+    # the workload perf started (its bar's label), the P-states' chart
+    assert re.search(r"^>tracefs-sim:\d+ \([\d.]+ms\)<$", out, re.M) and "3.00 Ghz" in out, out
