@@ -356,6 +356,16 @@ struct load_weight {
 	u32 inv_weight;
 };
 
+/* The utilization a cfs runqueue had, its running time's decaying average (sched/pelt.c) */
+#define SCHED_CAPACITY_SHIFT	10
+#define SCHED_CAPACITY_SCALE	(1L << SCHED_CAPACITY_SHIFT)	/* a cpu's full capacity */
+struct sched_avg {
+	u64 last_update_time;		/* ns, at a 1024 ns boundary */
+	u32 util_sum;
+	u32 period_contrib;		/* the time into the current 1024 us period */
+	unsigned long util_avg;		/* 0..SCHED_CAPACITY_SCALE */
+};
+
 struct cfs_rq {
 	struct load_weight load;	/* (every task has nice 0's weight here: not kept) */
 	unsigned int nr_running;	/* its entities: the queued ones and the running one */
@@ -363,6 +373,8 @@ struct cfs_rq {
 	unsigned int idle_nr_running;	/* those of them of policy SCHED_IDLE */
 	unsigned int idle_h_nr_running;
 	struct list_head queue;		/* runnable, not running (6.1's rbtree by vruntime) */
+	struct task_struct *curr;	/* its running entity, NULL when none */
+	struct sched_avg avg;		/* its utilization (sched/pelt.c) */
 };
 _Static_assert(offsetof(struct cfs_rq, nr_running) == 16 && offsetof(struct cfs_rq, idle_nr_running) == 24,
 	       "cfs_rq's counts as 6.1's");

@@ -25,6 +25,7 @@ u64 gdt_page[16] __aligned(4096) = {
 
 void random_init(void);
 void nvme_init(void);
+int acpi_cpufreq_init(void);
 
 static int kernel_init(void *unused)
 {
@@ -35,6 +36,7 @@ static int kernel_init(void *unused)
 
 	init_task_p = current;
 	kthreads_init();
+	acpi_cpufreq_init();	/* a device initcall: the cpus' frequency driver */
 	nvme_init();	/* the disk, before the mounts: one is on it */
 	vfs_mount_init();
 	if (unshare_files())

@@ -21,6 +21,7 @@ struct tick_sched {
 	unsigned long idle_jiffies;	/* jiffies when it stopped */
 	bool tick_stopped;
 	bool inidle;
+	unsigned long idle_calls;	/* the idle loop's attempts to stop the tick */
 };
 
 static struct tick_sched tick_cpu_sched[NR_CPUS];
@@ -165,11 +166,19 @@ void tick_nohz_idle_stop_tick(void)
 	int cpu = smp_processor_id();
 	struct tick_sched *ts = &tick_cpu_sched[cpu];
 	ktime_t now = ktime_get();
-	u64 expires = tick_nohz_next_event(ts, cpu, now);
+	u64 expires;
 
+	ts->idle_calls++;
+	expires = tick_nohz_next_event(ts, cpu, now);
 	if (expires <= now + TICK_NSEC && !ts->tick_stopped)
 		return;
 	tick_nohz_stop_tick(ts, cpu, expires);
+}
+
+/* How often the cpu went idle: schedutil's sign that it was not busy all along */
+noinline unsigned long tick_nohz_get_idle_calls_cpu(int cpu)
+{
+	return READ_ONCE(tick_cpu_sched[cpu].idle_calls);
 }
 
 /* The tick runs again from the next jiffy boundary after its last one, jiffies brought up to

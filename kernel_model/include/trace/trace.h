@@ -12,6 +12,7 @@
 #include "../blkdev.h"	/* block events: bios, requests */
 #include "../pagemap.h"	/* filemap and writeback events */
 #include "../buffer_head.h"	/* block_dirty_buffer */
+#include "../cpufreq.h"	/* power events: a cpufreq policy's limits */
 #include "ring.h"
 
 struct static_key { int enabled; };

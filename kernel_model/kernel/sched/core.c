@@ -11,7 +11,9 @@
 #include "../../include/cred.h"
 #include "../../include/security.h"
 #include "../../include/stacktrace.h"
+#include "../../include/cpufreq.h"
 #include "stats.h"
+#include "pelt.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -115,6 +117,16 @@ noinline void update_rq_clock(struct rq *rq)
 	rq->clock = this_cpu()->h.now_ns;
 }
 
+/* kernel/sched/sched.h: the cpu's utilization changed: its cpufreq governor may pick a new
+ * frequency (the hook schedutil set, called with the runqueue locked) */
+static __always_inline void cpufreq_update_util(struct rq *rq, unsigned int flags)
+{
+	struct update_util_data *data = READ_ONCE(cpufreq_update_util_data[cpu_of(rq)]);
+
+	if (data)
+		data->func(data, rq->clock, flags);
+}
+
 /* ---- the fair class (kernel/sched/fair.c): one FIFO queue of equal weights here, the
  * running task out of it (set_next_entity), back at its tail when it stops (put_prev_task) ---- */
 /* The entity into its queue (6.1's rbtree by vruntime: the tail here) */
@@ -123,8 +135,23 @@ static inline int task_has_idle_policy(struct task_struct *p)
 	return p->policy == SCHED_IDLE;
 }
 
+static __always_inline struct rq *rq_of(struct cfs_rq *cfs_rq)
+{
+	return container_of(cfs_rq, struct rq, cfs);
+}
+
+/* The runqueue's utilization brought up to date; a new period of it tells cpufreq
+ * (update_cfs_rq_load_avg() and cfs_rq_util_change(); 6.1 also keeps each entity's average,
+ * which only load balancing and energy-aware placement read) */
+static __always_inline void update_load_avg(struct cfs_rq *cfs_rq)
+{
+	if (__update_load_avg_cfs_rq(rq_of(cfs_rq)->clock, cfs_rq))
+		cpufreq_update_util(rq_of(cfs_rq), 0);
+}
+
 static noinline void enqueue_entity(struct cfs_rq *cfs_rq, struct task_struct *se, int flags)
 {
+	update_load_avg(cfs_rq);
 	list_add_tail(&se->run_list, &cfs_rq->queue);
 	cfs_rq->nr_running++;		/* account_entity_enqueue() */
 	cfs_rq->idle_nr_running += task_has_idle_policy(se);	/* (se_is_idle()) */
@@ -132,6 +159,7 @@ static noinline void enqueue_entity(struct cfs_rq *cfs_rq, struct task_struct *s
 
 static noinline void dequeue_entity(struct cfs_rq *cfs_rq, struct task_struct *se, int flags)
 {
+	update_load_avg(cfs_rq);
 	if (!list_empty(&se->run_list))	/* (the running task is not in the queue) */
 		list_del_init(&se->run_list);
 	cfs_rq->nr_running--;		/* account_entity_dequeue() */
@@ -194,11 +222,14 @@ static noinline int select_task_rq_fair(struct task_struct *p, int prev_cpu, int
 	return smp_processor_id();
 }
 
-/* The running entity back into its queue, while still runnable */
+/* The running entity back into its queue, while still runnable; the queue has none running */
 static noinline void put_prev_entity(struct cfs_rq *cfs_rq, struct task_struct *prev)
 {
-	if (prev->on_rq)
+	if (prev->on_rq) {
 		list_add_tail(&prev->run_list, &cfs_rq->queue);
+		update_load_avg(cfs_rq);
+	}
+	cfs_rq->curr = NULL;
 }
 
 static noinline void put_prev_task_fair(struct rq *rq, struct task_struct *prev)
@@ -208,7 +239,9 @@ static noinline void put_prev_task_fair(struct rq *rq, struct task_struct *prev)
 
 static noinline void set_next_entity(struct cfs_rq *cfs_rq, struct task_struct *se)
 {
+	update_load_avg(cfs_rq);
 	list_del_init(&se->run_list);
+	cfs_rq->curr = se;
 }
 
 /* The queue's first entity (6.1's leftmost: the smallest vruntime), NULL if none */
@@ -230,7 +263,7 @@ noinline struct task_struct *pick_next_task_fair(struct rq *rq, struct task_stru
 {
 	struct task_struct *next;
 
-	if (prev != rq->idle && prev->on_rq)	/* (not deactivated by __schedule) */
+	if (prev != rq->idle)
 		put_prev_task_fair(rq, prev);
 	next = pick_next_entity(&rq->cfs, NULL);
 	if (!next)
@@ -266,11 +299,21 @@ noinline u64 sched_slice(struct cfs_rq *cfs_rq, struct task_struct *se)
 static noinline void task_tick_fair(struct rq *rq, struct task_struct *curr, int queued)
 {
 	update_curr(rq, rq->clock);
+	update_load_avg(&rq->cfs);	/* entity_tick() */
 	if (!list_empty(&rq->cfs.queue) && curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= sched_slice(&rq->cfs, curr))
 		this_cpu()->need_resched = 1;	/* check_preempt_tick's resched_curr */
 }
 
 /* ---- core.c ---- */
+/* The utilization schedutil asks a frequency for (FREQUENCY_UTIL): the cfs tasks' here, no rt,
+ * deadline or irq time being tracked, up to the cpu's capacity */
+noinline unsigned long effective_cpu_util(int cpu, unsigned long util_cfs)
+{
+	unsigned long max = arch_scale_cpu_capacity(cpu);
+
+	return util_cfs < max ? util_cfs : max;
+}
+
 static __always_inline int select_task_rq(struct task_struct *p)
 {
 	if (p->flags & PF_NO_SETAFFINITY)	/* one cpu allowed */
