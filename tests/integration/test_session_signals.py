@@ -28,14 +28,15 @@ def generated(trace: str) -> list[tuple]:
 
 @pytest.mark.skipif(shutil.which("bpftrace") is None, reason="bpftrace is not installed")
 def test_bpftrace_signal_kills_the_traced_process_on_the_host(tmp_path):
-    """signal("KILL") in a tracepoint program (bpf_send_signal, from an irq_work as in 6.1): the
-    sleep blocked in clock_nanosleep on the host dies of SIGKILL, not 30 s later; the kernel's
+    """signal("KILL") in a tracepoint program (bpf_send_signal, from an irq_work as in 6.1): a
+    `sleep 30` blocked in clock_nanosleep on the host dies of SIGKILL, not 30 s later; the kernel's
     signal_generate says SIGKILL for its process, SEND_SIG_PRIV's code (SI_KERNEL), delivered."""
-    out = tmp_path / "bt.out"
-    program = 'tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "sleep"/ { signal("KILL"); exit() }'
+    out, victim = tmp_path / "bt.out", tmp_path / "victim"
+    shutil.copy("/bin/sleep", victim)  # (a name of its own: the wait for the attach runs sleeps too)
+    program = 'tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "victim"/ { signal("KILL"); exit() }'
     script = ("T=/sys/kernel/tracing; echo 1 > $T/events/signal/signal_generate/enable; "
               f"{NOTIFY_ATTACHED}=1 bpftrace --unsafe -e '{program}' >{out} 2>&1 & bt=$!; " + until_attached(out) +
-              "sleep 30 & p=$!; wait $p; echo \"sleep status $? pid $p\"; wait $bt; echo \"bpftrace status $?\"; "
+              f"{victim} 30 & p=$!; wait $p; echo \"sleep status $? pid $p\"; wait $bt; echo \"bpftrace status $?\"; "
               "cat $T/trace")
     result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -43,7 +44,7 @@ def test_bpftrace_signal_kills_the_traced_process_on_the_host(tmp_path):
     assert m and int(m[1]) == 128 + signal.SIGKILL, result.stdout + out.read_text()
     assert "bpftrace status 0" in result.stdout, result.stdout + out.read_text()
     sleep = int(m[2])
-    assert (signal.SIGKILL, 0, 0x80, "sleep", sleep, 1, 0) in generated(result.stdout), result.stdout
+    assert (signal.SIGKILL, 0, 0x80, "victim", sleep, 1, 0) in generated(result.stdout), result.stdout
 
 
 def test_a_guest_programs_kill_and_tgkill_reach_the_host_process(tmp_path):
