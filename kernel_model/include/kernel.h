@@ -158,6 +158,8 @@ struct sigqueue_info {
 	bool poll;	/* send_sigio's (its si_band and si_fd, not a sender's pid and uid) */
 	int tid, overrun, sys_private;	/* SI_TIMER's: the timer, its overruns, its requeue count */
 	u64 value;	/* si_value (sigqueue(3), a timer's sigev_value) */
+	bool to_host;	/* the kernel's own for a session task (bpf_send_signal): sent on to its
+			 * host process, from whatever context (signal.c: session_send_signal) */
 };
 
 /* include/linux/sched/wake_q.h: tasks to wake once the lock that found them is dropped; a
@@ -504,6 +506,9 @@ void printk_init(void);
 void wake_up_klogd(void);
 void wake_up_klogd_work_func(void);	/* 6.1's klogd irq_work, run from the tick */
 bool irq_work_needs_cpu(void);
+/* kernel/bpf_trace.c: bpf_send_signal()'s irq_work, run from the tick too */
+void bpf_send_signal_work_func(void);
+bool bpf_send_signal_pending(void);
 extern const struct file_operations kmsg_fops;
 extern const char linux_banner[];
 extern const char linux_proc_banner[];
@@ -606,6 +611,10 @@ struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *ne
 void schedule_tail(struct task_struct *prev);
 void cpu_startup_entry(void) __noreturn;
 struct task_struct *find_task_by_pid(pid_t pid);
+static inline bool is_global_init(struct task_struct *p)
+{
+	return p->tgid == 1;
+}
 /* kernel/pid.c (sys.c here): a task's ids as the caller's pid namespace sees them */
 enum pid_type { PIDTYPE_PID, PIDTYPE_TGID, PIDTYPE_PGID, PIDTYPE_SID, PIDTYPE_MAX };
 struct pid;

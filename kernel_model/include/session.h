@@ -69,6 +69,9 @@ static inline bool session_host_moved_on(struct task_struct *t)
 
 void session_init(void);
 void session_ring_interrupt(void);
+/* A signal for the task's host process (kill for its group, tgkill for the thread), handed to
+ * the supervisor; false: its queue was full, the signal is lost. */
+bool session_post_signal(struct task_struct *t, int sig, bool group);
 extern struct session_ring session_ring;
 /* printk.c: whether the file is /dev/kmsg, and its reader's next record */
 struct file;

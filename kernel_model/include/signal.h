@@ -241,7 +241,13 @@ int kill_pid_info(int sig, struct sigqueue_info *info, struct pid *pid);
 void force_sig(int sig);
 void exit_signals(struct task_struct *tsk);
 bool unhandled_signal(struct task_struct *tsk, int sig);
+static __always_inline bool valid_signal(unsigned long sig)
+{
+	return sig <= _NSIG;
+}
 int do_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p, bool group);
+/* kill(2)'s checks, then the signal for p's process (group) or p alone (6.1's pid_type) */
+int group_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p, bool group);
 void zap_other_threads(struct task_struct *p);
 void release_task(struct task_struct *p);
 void do_notify_parent(struct task_struct *tsk, int sig);

@@ -9,6 +9,7 @@
 #include "../include/kallsyms.h"
 #include "../include/trace/kprobe_perf.h"
 #include "../include/trace/uprobe_perf.h"
+#include "../include/signal.h"
 
 #define PERF_MAX_TRACE_SIZE 2048
 
@@ -598,6 +599,96 @@ static const struct bpf_func_proto bpf_current_task_under_cgroup_proto = {
 	.arg_type = { ARG_CONST_MAP_PTR, ARG_ANYTHING },
 };
 
+/*
+ * bpf_send_signal(sig), bpf_send_signal_thread(sig): the signal for the current task's process
+ * (or the thread alone), as the kernel's (SEND_SIG_PRIV): 6.1's bpf_send_signal_common().  Not
+ * for a kernel thread, an exiting task, or init (-EPERM).  A program run with preemption or
+ * interrupts off (a probe's or a tracepoint's, as in 6.1) leaves it to an irq_work: the signal
+ * is checked now, sent at this cpu's next tick (the irq_work of 6.1 runs when interrupts are
+ * back on), one at a time a cpu (-EBUSY).  A session task's signal reaches its host process.
+ */
+struct send_signal_irq_work {
+	pid_t pid;	/* the task (no usage count here: looked up again when it runs) */
+	u32 sig;
+	bool group;
+	bool busy;
+};
+static struct send_signal_irq_work send_signal_work[NR_CPUS];
+
+static int bpf_send_signal_now(u32 sig, struct task_struct *task, bool group)
+{
+	struct sigqueue_info info = { .code = SI_KERNEL, .to_host = true };
+
+	return group_send_sig_info(sig, &info, task, group);
+}
+
+notrace bool bpf_send_signal_pending(void)
+{
+	return READ_ONCE(send_signal_work[smp_processor_id()].busy);
+}
+
+/* do_bpf_send_signal(): from the tick */
+noinline void bpf_send_signal_work_func(void)
+{
+	struct send_signal_irq_work *work = &send_signal_work[smp_processor_id()];
+	struct task_struct *task;
+	unsigned long flags;
+
+	if (!READ_ONCE(work->busy))
+		return;
+	spin_lock_irqsave(&sched_lock, flags);
+	task = find_task_by_pid(work->pid);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	if (task)
+		bpf_send_signal_now(work->sig, task, work->group);
+	WRITE_ONCE(work->busy, false);
+}
+
+static noinline int bpf_send_signal_common(u32 sig, bool group)
+{
+	struct send_signal_irq_work *work;
+
+	if (unlikely(current->flags & (PF_KTHREAD | PF_EXITING)))
+		return -EPERM;
+	if (unlikely(is_global_init(current)))
+		return -EPERM;
+	if (this_cpu()->preempt_count || !(arch_local_save_flags() & X86_EFLAGS_IF)) {
+		if (unlikely(!valid_signal(sig)))	/* the irq_work could not tell */
+			return -EINVAL;
+		work = &send_signal_work[smp_processor_id()];
+		if (READ_ONCE(work->busy))
+			return -EBUSY;
+		work->pid = current->pid;
+		work->sig = sig;
+		work->group = group;
+		WRITE_ONCE(work->busy, true);
+		return 0;
+	}
+	return bpf_send_signal_now(sig, current, group);
+}
+
+BPF_CALL_x(bpf_send_signal)
+{
+	return bpf_send_signal_common(r1, true);
+}
+static const struct bpf_func_proto bpf_send_signal_proto = {
+	.func = bpf_send_signal,
+	.gpl_only = false,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_ANYTHING },
+};
+
+BPF_CALL_x(bpf_send_signal_thread)
+{
+	return bpf_send_signal_common(r1, false);
+}
+static const struct bpf_func_proto bpf_send_signal_thread_proto = {
+	.func = bpf_send_signal_thread,
+	.gpl_only = false,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_ANYTHING },
+};
+
 /* bpf_tracing_func_proto(): what every tracing program may call */
 static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const struct bpf_prog *prog)
 {
@@ -630,6 +721,10 @@ static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const st
 		return &bpf_probe_read_compat_proto;
 	case BPF_FUNC_probe_read_str:
 		return &bpf_probe_read_compat_str_proto;
+	case BPF_FUNC_send_signal:
+		return &bpf_send_signal_proto;
+	case BPF_FUNC_send_signal_thread:
+		return &bpf_send_signal_thread_proto;
 	case BPF_FUNC_jiffies64:	/* (the base's only with CAP_BPF) */
 		return &bpf_jiffies64_proto;
 	}

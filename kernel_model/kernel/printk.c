@@ -151,7 +151,7 @@ noinline void wake_up_klogd(void)
 /* irq_work_needs_cpu(): a wake-up waits for this cpu's tick, which must not stop (idle) */
 notrace bool irq_work_needs_cpu(void)
 {
-	return READ_ONCE(klogd_pending[smp_processor_id()]);
+	return READ_ONCE(klogd_pending[smp_processor_id()]) || bpf_send_signal_pending();
 }
 
 /* the klogd irq_work's function, from the tick (update_process_times) */

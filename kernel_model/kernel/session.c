@@ -107,6 +107,34 @@ static struct session_task *lookup_or_park(pid_t tid)
 	return st;
 }
 
+/*
+ * The kernel's signals for the session's processes (uapi/session_ring.h: session_signals): the
+ * slot first, then the count the supervisor reads, then its wake eventfd (no answer waited for).
+ * Any cpu, any context: a lock of its own, the producers' only.
+ */
+static spinlock_t session_signal_lock;
+
+bool session_post_signal(struct task_struct *t, int sig, bool group)
+{
+	struct session_signals *q = &session_ring.signals;
+	unsigned long flags;
+	bool posted = false;
+
+	spin_lock_irqsave(&session_signal_lock, flags);
+	if (q->posted - __atomic_load_n(&q->taken, __ATOMIC_ACQUIRE) < SESSION_SIGNALS) {
+		q->slot[q->posted % SESSION_SIGNALS] = (struct session_signal){
+			.tid = group ? t->tgid : t->pid, .tgid = t->tgid, .sig = sig, .group = group };
+		__atomic_store_n(&q->posted, q->posted + 1, __ATOMIC_RELEASE);
+		posted = true;
+	} else {
+		q->lost++;
+	}
+	spin_unlock_irqrestore(&session_signal_lock, flags);
+	if (posted)
+		host_doorbell(PORT_PERF_WAKEUP, 0);
+	return posted;
+}
+
 /* the ring's records past an interrupt's budget (session_ring_interrupt()) */
 static struct work_struct session_ring_work;
 static notrace void session_ring_work_fn(struct work_struct *work);

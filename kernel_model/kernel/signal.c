@@ -5,7 +5,8 @@
  * default actions: ignore, or end the thread group (a core-dumping signal too: RLIMIT_CORE
  * is 0, so the status is the signal alone).  Job control (stop/continue) is not modelled:
  * SIGSTOP and the stop signals are ignored by default.  The session's tasks (host processes)
- * take no signals here.
+ * take no signals here: one sent to them is handed to the session's supervisor, which sends
+ * it to the host process (session_send_signal).
  */
 #include "../include/syscalls.h"
 #include "../include/pid.h"
@@ -15,6 +16,7 @@
 #include "../include/cred.h"
 #include "../include/security.h"
 #include "../include/slab.h"
+#include "../include/cputime.h"
 
 #define FRAME_ALIGNMENT		16
 #define MAX_FRAME_PADDING	(FRAME_ALIGNMENT - 1)
@@ -171,10 +173,6 @@ void flush_signal_handlers(struct task_struct *t)
 }
 
 /* ---- sending ---- */
-static __always_inline bool valid_signal(unsigned long sig)
-{
-	return sig <= _NSIG;
-}
 
 spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
 
@@ -451,9 +449,49 @@ ret:
 	return ret;
 }
 
-/* With the siglock held: none for the host's processes, and kernel threads ignore them all. */
+/*
+ * Whether the host sends this signal itself: one a session task's own call makes (its kill(2),
+ * a write to a broken pipe, its exit's SIGCHLD) is mirrored here after the host made the call,
+ * and the host's timers and files act for its processes (a signal from an interrupt).  Only
+ * the emulated kernel's own reach the host through the supervisor: a call of a task of its own
+ * (a guest program's kill(2)), and what says so (bpf_send_signal: to_host).
+ */
+static bool host_sends_it(const struct sigqueue_info *info)
+{
+	return !info->to_host &&
+	       (current->session || (this_cpu()->preempt_count & (HARDIRQ_MASK | SOFTIRQ_MASK | NMI_MASK)));
+}
+
+/*
+ * A session task's signal is its host process's.  One the host sends itself is not seen here
+ * (the replay of the calls that made it may differ in order from the host's: a write to a pipe
+ * the replay already closed); the kernel's own is handed to the session's supervisor, which
+ * sends it on the host (kill for the group, tgkill for the thread).  What 6.1 reports of it
+ * comes from the handlers the process set (its mask and pending set are the host's: it is never
+ * ALREADY_PENDING here); an ignored one goes nowhere, as in 6.1.
+ */
+static notrace int session_send_signal(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
+{
+	int ret = 0, result = TRACE_SIGNAL_IGNORED;
+
+	if (host_sends_it(info))
+		return 0;
+	if (prepare_signal(sig, t, false)) {
+		result = TRACE_SIGNAL_DELIVERED;
+		if (!session_post_signal(t, sig, group)) {	/* the supervisor fell that far behind */
+			result = TRACE_SIGNAL_OVERFLOW_FAIL;
+			ret = -EAGAIN;
+		}
+	}
+	trace_signal_generate(sig, info, t, group, result);
+	return ret;
+}
+
+/* With the siglock held: the host's processes' go to the host, kernel threads ignore them all. */
 noinline int send_signal_locked(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
 {
+	if (t->session && !t->exit_state)
+		return session_send_signal(sig, info, t, group);
 	if (!t->signal || t->session || t->exit_state || (t->flags & PF_KTHREAD))
 		return 0;
 	return __send_signal_locked(sig, info, t, group);
@@ -691,13 +729,13 @@ static noinline int check_kill_permission(int sig, struct sigqueue_info *info, s
 	return security_task_kill(t, &kinfo, sig, NULL);
 }
 
-/* To a process: the caller may, then the signal for its whole group. */
-noinline int group_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p)
+/* The caller may, then the signal for p's whole group (or, not group, for p alone). */
+noinline int group_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p, bool group)
 {
 	int ret = check_kill_permission(sig, info, p);
 
 	if (!ret && sig)
-		ret = do_send_sig_info(sig, info, p, true);
+		ret = do_send_sig_info(sig, info, p, group);
 	return ret;
 }
 
@@ -748,7 +786,7 @@ noinline int __kill_pgrp_info(int sig, struct sigqueue_info *info, pid_t pgrp)
 	preempt_disable();
 	n = collect_processes(pgrp, procs);
 	for (i = 0; i < n; i++) {
-		int err = group_send_sig_info(sig, info, procs[i]);
+		int err = group_send_sig_info(sig, info, procs[i], true);
 
 		success |= !err;
 		retval = err;
@@ -773,7 +811,7 @@ static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid
 	preempt_disable();
 	n = collect_processes(0, procs);
 	for (i = 0; i < n; i++) {
-		int err = group_send_sig_info(sig, info, procs[i]);
+		int err = group_send_sig_info(sig, info, procs[i], true);
 
 		if (err != -EPERM)
 			retval = err;

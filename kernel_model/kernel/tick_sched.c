@@ -72,6 +72,7 @@ noinline void update_process_times(int user_tick)
 	rcu_sched_clock_irq(user_tick);
 	scheduler_tick();
 	wake_up_klogd_work_func();	/* (6.1: irq_work_tick, the klogd irq_work) */
+	bpf_send_signal_work_func();	/* (... and bpf_send_signal's) */
 }
 
 static noinline void tick_sched_handle(struct tick_sched *ts, struct pt_regs *regs)

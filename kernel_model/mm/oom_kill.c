@@ -26,11 +26,6 @@ unsigned long oom_victims_gone, oom_victims_gone_seen;
 
 #define K(x) ((x) << (PAGE_SHIFT - 10))
 
-static inline bool is_global_init(struct task_struct *p)
-{
-	return p->tgid == 1;
-}
-
 /* kernel threads and init are never killed; nor a session's tasks (no signal struct: their
  * signals and their memory are their host processes', killing them would free nothing here) */
 static inline bool oom_unkillable_task(struct task_struct *p)

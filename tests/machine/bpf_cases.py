@@ -26,8 +26,23 @@ def perf_output_prog(fd: int) -> str:
 
 
 FN_get_prandom_u32 = 7
+
+
+def send_signal_outcomes(helper: int, sig: int) -> list[str]:
+    """helper(sig) on every sched_switch while this process sleeps 300 ms, its outcomes marked
+    in array map 3: [0] EPERM, [1] EINVAL, [2] 0 or EBUSY (the signal left to the cpu's
+    irq_work, or one still pending there: when it runs differs, see README), [3] any other"""
+    outcome = [mov64_imm(R1, sig), call(helper), mov64_imm(R6, 3)]
+    for key, value in ((0, -1), (1, -22), (2, 0), (2, -16)):
+        outcome += [jmp_imm(JNE, R0, value, 1), mov64_imm(R6, key)]
+    mark = [stx(W, R10, R6, -4), st(DW, R10, -16, 1), ld_map_fd(R1, 3), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4),
+            mov64_reg(R3, R10), alu64_imm(ADD, R3, -16), mov64_imm(R4, 0), call(FN_map_update_elem),
+            mov64_imm(R0, 0), exit_()]
+    return ["map", "2", "4", "8", "4", "load", "17", prog(*outcome, *mark), "rawtp", "4", "sched_switch",
+            "sleep", "300", "close", "5"] + [arg for key in range(4) for arg in ("get", "3", f"{key:02x}000000")]
 FN_get_numa_node_id, FN_jiffies64, FN_ktime_get_boot_ns = 42, 118, 125
 FN_map_lookup_percpu_elem, FN_ktime_get_tai_ns = 195, 208
+FN_send_signal, FN_send_signal_thread = 109, 117
 FN_ringbuf_output, FN_ringbuf_reserve, FN_ringbuf_submit, FN_ringbuf_discard, FN_ringbuf_query = range(130, 135)
 
 
@@ -953,6 +968,20 @@ CASES: dict[str, list[str]] = {
                                         mov64_reg(R6, R0), mov64_imm(R0, 1), jmp_imm(JLE, R6, 250 * 3600, 1),
                                         mov64_imm(R0, 0), exit_()), "run", "4",
                      "load", "17", prog(call(FN_get_numa_node_id), exit_()), "run", "5"],
+    # bpf_send_signal(sig) and bpf_send_signal_thread(sig), run by BPF_PROG_TEST_RUN: the caller's
+    # (0: none sent; 17, SIGCHLD: ignored), by an irq_work (the run is get_cpu()'s: preemption
+    # off), which has run 20 ms later (here at the next tick: sooner, -EBUSY); a signal past 64:
+    # EINVAL; a socket filter has neither
+    "send_signal_run": ["load", "17", prog(mov64_imm(R1, 0), call(FN_send_signal), exit_()), "run", "3", "sleep", "20",
+                        "load", "17", prog(mov64_imm(R1, 17), call(FN_send_signal_thread), exit_()), "run", "4",
+                        "load", "17", prog(mov64_imm(R1, 65), call(FN_send_signal), exit_()), "run", "5",
+                        "load", "17", prog(mov64_imm(R1, 65), call(FN_send_signal_thread), exit_()), "run", "6",
+                        "load", "1", prog(mov64_imm(R1, 0), call(FN_send_signal), exit_())],
+    # ... from sched_switch, whose current is the task switched out: a kernel thread or the idle
+    # task (EPERM), or this process while it sleeps (0, or EINVAL for a signal past 64)
+    "send_signal_kthread": send_signal_outcomes(FN_send_signal, 0),
+    "send_signal_thread_kthread": send_signal_outcomes(FN_send_signal_thread, 0),
+    "send_signal_bad_signal": send_signal_outcomes(FN_send_signal, 65),
     "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
     **SOCKFILTER_CASES,
     **FREEZE_CASES,

@@ -533,6 +533,7 @@ enum bpf_func_id {
 	BPF_FUNC_ringbuf_discard = 133, BPF_FUNC_ringbuf_query = 134,
 	BPF_FUNC_seq_printf = 126, BPF_FUNC_seq_write = 127, BPF_FUNC_d_path = 147,
 	BPF_FUNC_ktime_get_coarse_ns = 160, BPF_FUNC_get_func_ip = 173, BPF_FUNC_for_each_map_elem = 164, BPF_FUNC_loop = 181,
+	BPF_FUNC_send_signal = 109, BPF_FUNC_send_signal_thread = 117,
 	BPF_FUNC_get_numa_node_id = 42, BPF_FUNC_jiffies64 = 118, BPF_FUNC_ktime_get_boot_ns = 125,
 	BPF_FUNC_map_lookup_percpu_elem = 195, BPF_FUNC_ktime_get_tai_ns = 208,
 	__BPF_FUNC_MAX_ID = 210,

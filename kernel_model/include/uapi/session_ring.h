@@ -221,6 +221,30 @@ struct session_reply {
 #define SESSION_KMSG_WOULD_BLOCK 4	/* ... the read (SESSION_SC_NOWAIT) found no record, and would
 					 * have waited for one */
 
+/*
+ * Signals the kernel sends to the session's processes (kernel/signal.c: a session task's
+ * signals are its host process's): each is posted here, and the kernel rings PORT_PERF_WAKEUP
+ * (the supervisor's wake eventfd); the supervisor sends it on the host (kill for a group's,
+ * tgkill for a thread's) to a process of the session only.  The kernel never waits for it: a
+ * signal posted while the queue is full is lost (`lost`).
+ */
+#define SESSION_SIGNALS 256	/* a power of two */
+
+struct session_signal {
+	int tid;		/* the task (tgkill) or the process (kill), as the namespace numbers it */
+	int tgid;
+	int sig;
+	int group;		/* 1: to the process (kill), 0: to the thread (tgkill) */
+};
+
+struct session_signals {
+	volatile unsigned long long posted;	/* kernel: signals posted (slot written first) */
+	volatile unsigned long long taken;	/* supervisor: signals sent on (or refused) */
+	volatile unsigned long long lost;	/* kernel: posted while full */
+	volatile unsigned long long refused;	/* supervisor: not a process of the session */
+	struct session_signal slot[SESSION_SIGNALS];	/* (count % SESSION_SIGNALS) */
+};
+
 struct session_ring {
 	unsigned long long magic;
 	unsigned long long data_size;
@@ -251,6 +275,7 @@ struct session_ring {
 	unsigned long long pad3[3];
 	unsigned char data[SESSION_RING_DATA_SIZE];
 	struct session_reply reply;
+	struct session_signals signals;
 };
 
 #endif

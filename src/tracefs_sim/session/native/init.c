@@ -162,7 +162,8 @@ static int take_listener(pid_t program)
 	return fd;
 }
 
-static pid_t start_supervisor(int listener, const sigset_t *old_mask, struct in_flight *in_flight)
+/* wake_fd: the kernel's wake eventfd (its signals for the session's processes), or -1 */
+static pid_t start_supervisor(int listener, const sigset_t *old_mask, struct in_flight *in_flight, int wake_fd)
 {
 	pid_t pid = fork();
 
@@ -176,6 +177,8 @@ static pid_t start_supervisor(int listener, const sigset_t *old_mask, struct in_
 	signal(SIGINT, SIG_IGN);
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
 	mirror_start();
+	if (wake_fd >= 0 && !signals_start(wake_fd))
+		fprintf(stderr, "tracefs-sim-init: the kernel's signals will not reach the session's processes\n");
 	supervise(listener, in_flight);
 }
 
@@ -298,7 +301,7 @@ int main(int argc, char **argv)
 	close(go[0]);
 	listener = take_listener(program);
 	if (listener >= 0) {
-		supervisor = start_supervisor(listener, &old_mask, in_flight);
+		supervisor = start_supervisor(listener, &old_mask, in_flight, mirrored ? wake_fd : -1);
 		if (write(go[1], "g", 1) != 1)
 			die("cannot start the session's program");
 	} else {

@@ -1390,6 +1390,20 @@ struct session_ring *mirror_ring(void)
 	return ring;
 }
 
+/* Whether `tid` is a task of the session the supervisor traces, of process `tgid` (a task it
+ * forgets as soon as its process ends: a pid the host then gives again is not the session's). */
+bool mirror_traces(pid_t tid, pid_t tgid)
+{
+	struct known *k;
+	bool found;
+
+	pthread_mutex_lock(&lock);
+	k = find(tid);
+	found = k && k->tgid == tgid;
+	pthread_mutex_unlock(&lock);
+	return found;
+}
+
 /*
  * Wait, at most max_ms, until the kernel is done with every record written so far (it runs
  * behind the host: it replays the calls as their records come), so that what a held poll

@@ -39,8 +39,8 @@
  * the fds is ready, from the kernel's word in the region's status page (uapi/perf_pool.h: a
  * wakeup of the buffer since the last poll, rb->poll of Linux's perf_poll) or the host's for
  * the others (a copy of the process's fd, pidfd_getfd), or at the timeout.  A thread of its
- * own holds them, woken by the kernel's PORT_PERF_WAKEUP doorbell (wake_fd) or by the host
- * fds; a signal for the caller ends the call as it ends Linux's poll (-ERESTARTNOHAND), its
+ * own holds them, woken by the kernel's PORT_PERF_WAKEUP doorbell (wake_fd, which signals.c
+ * reads and passes on: serve_kernel_woke) or by the host fds; a signal for the caller ends the call as it ends Linux's poll (-ERESTARTNOHAND), its
  * death lets go of it (SECCOMP_IOCTL_NOTIF_ID_VALID).
  *
  * epoll_ctl(2) of such an fd (libbpf's perf buffers, bpftrace) is answered here: a memory file
@@ -1502,28 +1502,32 @@ static void *hold_polls(void *unused __attribute__((unused)))
 			make_held_reads();
 			continue;
 		}
-		n = 2 + arm(held, &pending);
+		n = 1 + arm(held, &pending);
 		pthread_mutex_unlock(&held_lock);
 		wait = calloc(n, sizeof(*wait));
 		if (!wait) {
 			usleep(1000);
 			continue;
 		}
-		wait[0] = (struct pollfd){ .fd = wake_fd, .events = POLLIN };
-		wait[1] = (struct pollfd){ .fd = held_bell, .events = POLLIN };
-		for (h = held, n = 2; h; h = h->next)
+		wait[0] = (struct pollfd){ .fd = held_bell, .events = POLLIN };
+		for (h = held, n = 1; h; h = h->next)
 			for (i = 0; i < h->nfds; i++)
 				if (h->copy[i] >= 0)
 					wait[n++] = (struct pollfd){ .fd = h->copy[i], .events = h->fds[i].events };
-		if (poll(wait, n, pending || timeout < 0 ? 0 : (int)timeout) > 0) {
-			if (wait[0].revents)
-				(void)!read(wake_fd, &count, sizeof(count));
-			if (wait[1].revents)
-				(void)!read(held_bell, &count, sizeof(count));
-		}
+		if (poll(wait, n, pending || timeout < 0 ? 0 : (int)timeout) > 0 && wait[0].revents)
+			(void)!read(held_bell, &count, sizeof(count));
 		free(wait);
 	}
 	return NULL;
+}
+
+/* The kernel's wake eventfd rang (signals.c reads it): the holder looks at its polls again. */
+void serve_kernel_woke(void)
+{
+	pthread_mutex_lock(&held_lock);
+	if (holder_started)
+		eventfd_write(held_bell, 1);
+	pthread_mutex_unlock(&held_lock);
 }
 
 /* Under held_lock: the holder thread runs. */

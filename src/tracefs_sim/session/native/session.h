@@ -64,6 +64,15 @@ struct in_flight {
 /* init.c: answer what a dead supervisor left half-done (in_flight: one per receiver). */
 void answer_abandoned(int listener, struct in_flight *in_flight);
 
+/* signals.c: in the supervisor's process, the thread that takes the kernel's wake-ups: it sends
+ * the signals the kernel posted for the session's processes (session_ring.h: session_signals)
+ * on to them, then tells serve.c.  false: it could not start. */
+struct session_signal;
+bool signals_start(int wake_fd);
+/* ... one signal of the queue, sent if its target is a process of the session (else refused):
+ * 0, or -errno */
+int signal_send(const struct session_signal *s);
+
 /* supervisor.c: serve the listener until it is closed (the session ended); never returns.
  * in_flight: SUPERVISOR_RECEIVERS entries. */
 void __attribute__((noreturn)) supervise(int listener, struct in_flight *in_flight);
@@ -78,6 +87,7 @@ void mirror_start(void);
 unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room,
 			       int *how, pid_t *tgid);
 struct session_ring *mirror_ring(void);
+bool mirror_traces(pid_t tid, pid_t tgid);
 /* A held served call, made at last: its record written again; its serial (0: none). */
 unsigned long long mirror_serve_again(const struct seccomp_notif *req, struct session_record *rec, size_t room,
 				      int how);
@@ -112,9 +122,12 @@ enum {
 	SERVE_UNANSWERED = 0,	/* ... the kernel did not answer (too slow, or ENOSYS): the
 				 * caller answers (answer.c, or the host) */
 };
-/* reply_fd: the kernel's "answered" eventfd; wake_fd: its perf buffer wakeups' (or -1);
- * pool_fds: the perf pool's memory files, by region */
+/* reply_fd: the kernel's "answered" eventfd; wake_fd: its perf buffer wakeups' (or -1), which
+ * signals.c reads (serve_kernel_woke() passes them on); pool_fds: the perf pool's memory files,
+ * by region */
 void serve_init(int reply_fd, int wake_fd, const int *pool_fds, int nr_pool);
+/* The kernel rang the wake eventfd: the holder of polls looks at the perf buffers again. */
+void serve_kernel_woke(void);
 /* How the call is served (SERVE_* flags), or 0: not; `tgid` is the caller's process. */
 int serve_wanted(const struct seccomp_notif *req, pid_t tgid);
 /* Wait for the kernel's answer to the served call `serial` and give it to the caller. */

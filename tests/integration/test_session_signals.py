@@ -1,0 +1,132 @@
+"""Signals the emulated kernel sends to a session's processes reach them on the host: the
+kernel posts each in the session ring, the supervisor sends it (kill for a process's, tgkill for
+a thread's) to a process of its session only.  bpftrace's signal() (bpf_send_signal) and a guest
+program's kill(2)/tgkill(2) of a session pid, with signal:signal_generate as 6.1 shows them."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+from simtest import NOTIFY_ATTACHED, REPO, tracefs_sim, until_attached
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                       reason="needs /dev/fuse, root and namespaces"),
+    pytest.mark.timeout(400),
+]
+NATIVE = REPO / "src/tracefs_sim/session/native"
+GENERATE = re.compile(r"signal_generate: sig=(\d+) errno=(\d+) code=(-?\d+) comm=(\S+) pid=(\d+) grp=(\d) res=(\d)")
+
+
+def generated(trace: str) -> list[tuple]:
+    return [(int(m[1]), int(m[2]), int(m[3]), m[4], int(m[5]), int(m[6]), int(m[7])) for m in GENERATE.finditer(trace)]
+
+
+@pytest.mark.skipif(shutil.which("bpftrace") is None, reason="bpftrace is not installed")
+def test_bpftrace_signal_kills_the_traced_process_on_the_host(tmp_path):
+    """signal("KILL") in a tracepoint program (bpf_send_signal, from an irq_work as in 6.1): a
+    `sleep 30` blocked in clock_nanosleep on the host dies of SIGKILL, not 30 s later; the kernel's
+    signal_generate says SIGKILL for its process, SEND_SIG_PRIV's code (SI_KERNEL), delivered."""
+    out, victim = tmp_path / "bt.out", tmp_path / "victim"
+    shutil.copy("/bin/sleep", victim)  # (a name of its own: the wait for the attach runs sleeps too)
+    program = 'tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "victim"/ { signal("KILL"); exit() }'
+    script = ("T=/sys/kernel/tracing; echo 1 > $T/events/signal/signal_generate/enable; "
+              f"{NOTIFY_ATTACHED}=1 bpftrace --unsafe -e '{program}' >{out} 2>&1 & bt=$!; " + until_attached(out) +
+              f"{victim} 30 & p=$!; wait $p; echo \"sleep status $? pid $p\"; wait $bt; echo \"bpftrace status $?\"; "
+              "cat $T/trace")
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    m = re.search(r"sleep status (\d+) pid (\d+)", result.stdout)
+    assert m and int(m[1]) == 128 + signal.SIGKILL, result.stdout + out.read_text()
+    assert "bpftrace status 0" in result.stdout, result.stdout + out.read_text()
+    sleep = int(m[2])
+    assert (signal.SIGKILL, 0, 0x80, "victim", sleep, 1, 0) in generated(result.stdout), result.stdout
+
+
+def test_a_guest_programs_kill_and_tgkill_reach_the_host_process(tmp_path):
+    """kill(2) (group) and tgkill(2) (the thread) of a session pid by a guest program, a task of
+    the emulated kernel: each session process dies of its signal on the host, and
+    signal_generate shows each as kill(2)'s (SI_USER) and tgkill(2)'s (SI_TKILL, -6) are."""
+    script = ("T=/sys/kernel/tracing; echo 1 > $T/events/signal/signal_generate/enable; "
+              "sleep 30 & a=$!; tracefs-sim exec syscall 62 $a 10; wait $a; echo \"a status $? pid $a\"; "
+              "sleep 30 & b=$!; tracefs-sim exec syscall 234 $b $b 15; wait $b; echo \"b status $? pid $b\"; "
+              "cat $T/trace")
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    a = re.search(r"a status (\d+) pid (\d+)", result.stdout)
+    b = re.search(r"b status (\d+) pid (\d+)", result.stdout)
+    assert a and int(a[1]) == 128 + signal.SIGUSR1, result.stdout + result.stderr
+    assert b and int(b[1]) == 128 + signal.SIGTERM, result.stdout + result.stderr
+    events = generated(result.stdout)
+    assert (signal.SIGUSR1, 0, 0, "sleep", int(a[2]), 1, 0) in events, result.stdout
+    assert (signal.SIGTERM, 0, -6, "sleep", int(b[2]), 0, 0) in events, result.stdout
+
+
+STUB = r"""
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "session.h"
+#include "session_ring.h"
+
+static pid_t traced;	/* the one process "the supervisor traces" */
+bool mirror_traces(pid_t tid, pid_t tgid) { return tid == traced && tgid == traced; }
+struct session_ring *mirror_ring(void) { return NULL; }
+void serve_kernel_woke(void) { }
+
+static pid_t child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+static void show(const char *what, const struct session_signal *s)
+{
+	printf("%s %d\n", what, signal_send(s));
+}
+
+int main(void)
+{
+	pid_t outside = child(), inside = child();
+	int status;
+
+	traced = inside;
+	show("outside", &(struct session_signal){ outside, outside, SIGKILL, 1 });
+	show("outside-thread", &(struct session_signal){ outside, outside, SIGKILL, 0 });
+	show("init", &(struct session_signal){ 1, 1, SIGKILL, 1 });
+	show("self", &(struct session_signal){ getpid(), getpid(), SIGKILL, 1 });
+	show("wrong-tgid", &(struct session_signal){ inside, outside, SIGKILL, 0 });
+	printf("outside alive %d\n", kill(outside, 0) == 0);
+	show("inside", &(struct session_signal){ inside, inside, SIGKILL, 1 });
+	waitpid(inside, &status, 0);
+	printf("inside killed %d\n", WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	kill(outside, SIGKILL);
+	waitpid(outside, &status, 0);
+	return 0;
+}
+"""
+
+
+def test_the_supervisor_signals_only_processes_of_its_session(tmp_path):
+    """signals.c's signal_send, built with a stand-in for what the supervisor traces: a process
+    it does not trace, init, the supervisor itself, a task named with another's tgid are refused
+    (EPERM) and left alone; a traced one gets its signal."""
+    Path(tmp_path, "stub.c").write_text(STUB)
+    binary = tmp_path / "signals"
+    subprocess.run(["gcc", "-O1", "-I", str(NATIVE), "-I", str(REPO / "kernel_model/include/uapi"), "-o", str(binary),
+                    str(tmp_path / "stub.c"), str(NATIVE / "signals.c"), "-lpthread"], check=True, timeout=120)
+    out = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+    assert out == ["outside -1", "outside-thread -1", "init -1", "self -1", "wrong-tgid -1",
+                   "outside alive 1", "inside 0", "inside killed 1"], out
