@@ -187,7 +187,17 @@ async def _fuse_main(scope: trio.CancelScope) -> None:
 _READERS_GONE_SECONDS = 1.0
 
 
+def _stopping(signum: int, frame: FrameType | None) -> None:
+    """A stop signal once the serving loop no longer listens: the stop is under way."""
+    log.debug("signal %d: already stopping", signum)
+
+
 async def _stop_on_signal(operations: TracefsOperations) -> None:
+    # When the receiver ends (it took its signal, or the mount ended first and cancelled it),
+    # trio hands a stop signal still queued to the handler it found: that must not be the
+    # start-up's _interrupt, whose KeyboardInterrupt would land inside trio's own exit.
+    for stop_signal in _STOP_SIGNALS:
+        signal.signal(stop_signal, _stopping)
     with trio.open_signal_receiver(*_STOP_SIGNALS) as signals:
         async for signum in signals:
             log.debug("signal %d: unmounting", signum)
