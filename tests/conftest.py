@@ -24,6 +24,26 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+# The host kernel's own tracing file systems: no test may ever mount one in the host's
+# namespace (a client run on the host by mistake does: perf's and libtracefs's tracefs__mount()).
+_HOST_TRACING_FS = ("tracefs", "debugfs")
+
+
+def _host_tracing_mounts() -> set[str]:
+    """The host namespace's mounts of those file systems, each as its mountinfo line."""
+    with open("/proc/self/mountinfo") as f:
+        return {line for line in f if line.split(" - ", 1)[1].split()[0] in _HOST_TRACING_FS}
+
+
+@pytest.fixture(autouse=True)
+def host_tracing_untouched():
+    """Every test: it leaves the host's mounts of its real tracefs and debugfs as it found them."""
+    before = _host_tracing_mounts()
+    yield
+    added = _host_tracing_mounts() - before
+    assert not added, f"the test mounted the host kernel's tracing file systems: {sorted(added)}"
+
+
 @pytest.fixture(scope="session")
 def vmlinux() -> str:
     """The emulated kernel, built once per session (make is incremental)."""
