@@ -883,7 +883,12 @@ struct inet_sock {
 	u16 __gap_802;
 	__be16 inet_sport;
 	u8 tos;
-	u8 __gap_807[816 - 807];	/* (BCC's bindsnoop reads the option bits 6.1 has before rcv_tos, 812) */
+	u8 __gap_807[810 - 807];
+	/* 6.1's option bits (bindsnoop reads freebind, transparent, bind_address_no_port): as
+	 * inet_create() sets them; no IP-level option changes them here (no ip_setsockopt) */
+	u8 recverr:1, is_icsk:1, freebind:1, hdrincl:1, mc_loop:1, transparent:1, mc_all:1, nodefrag:1;
+	u8 bind_address_no_port:1, recverr_rfc4884:1, defer_connect:1;
+	u8 __gap_812[816 - 812];
 };
 _Static_assert(offsetof(struct inet_sock, pinet6) == 776 && offsetof(struct inet_sock, inet_saddr) == 784 &&
 	       offsetof(struct inet_sock, inet_id) == 800 && offsetof(struct inet_sock, inet_sport) == 804 &&
@@ -1243,6 +1248,8 @@ static __always_inline int inet_create_sock(struct socket *sock, int protocol, i
 	sk->sk_backlog_rcv = answer->prot->backlog_rcv;
 	inet = inet_sk(sk);
 	inet->ttl = 64;
+	inet->is_icsk = protocol == IPPROTO_TCP;	/* (tcp's switch entry: INET_PROTOSW_ICSK) */
+	inet->mc_loop = 1;
 	if (family == AF_INET6) {
 		inet->pinet6 = (struct ipv6_pinfo *)((u8 *)sk + answer->prot->obj_size - sizeof(struct ipv6_pinfo));
 		inet->pinet6->hop_limit = 64;

@@ -1,7 +1,8 @@
 """Namespaces as Debian 6.1 lays them out: every task's nsproxy is init_nsproxy, each namespace
 holds its ns_common with 6.1's number, /proc/PID/ns/ names them as a real 6.1 does, and the
 libbpf-tools whose CO-RE relocations reach through them (mountsnoop: task->nsproxy->mnt_ns->
-ns.inum; tcptracer: sock_common.skc_net) load and print."""
+ns.inum; tcptracer: sock_common.skc_net; bindsnoop, beside them: inet_sock.freebind) load and
+print."""
 
 import re
 from pathlib import Path
@@ -87,3 +88,14 @@ def test_tcptracer_sees_a_loopback_connection(tmp_path):
     assert connects, text
     sport, dport = connects[0]
     assert ("A", dport, sport) in rows and ("X", sport, dport) in rows and ("X", dport, sport) in rows, text
+
+
+def test_bindsnoop_shows_a_bind_and_its_socket_options(tmp_path):
+    """bindsnoop (inet_sock's option bits by CO-RE: freebind, transparent, bind_address_no_port;
+    sock_common's skc_reuse, skc_reuseport): nettest life's listener bound to 127.0.0.1, no
+    option set (OPTS ".....")"""
+    text, _ = run_tool_once(tmp_path, "bindsnoop", "tracefs-sim exec nettest life >/dev/null", r"nettest")
+    assert text.splitlines()[0].split() == ["PID", "COMM", "RET", "PROTO", "OPTS", "IF", "PORT", "ADDR"], text
+    rows = [line.split() for line in text.splitlines()[1:]]
+    assert any(row[1:6] == ["nettest", "0", "TCP", ".....", "0"] and row[7] == "127.0.0.1"
+               for row in rows if len(row) == 8), text
