@@ -2,7 +2,7 @@
  * A task's namespaces (include/linux/nsproxy.h, include/linux/proc_ns.h): task->nsproxy, shared
  * by every task here, init_nsproxy (fork without CLONE_NEW* takes a reference, as 6.1's
  * copy_namespaces(); no new namespaces are made: clone/unshare asking for one is EINVAL, as a
- * 6.1 built without them answers).  Each namespace struct holds its ns_common where Debian
+ * 6.1 built without them answers, for all but the mount namespace, which 6.1 always has).  Each namespace struct holds its ns_common where Debian
  * 6.1's does; the model's own fields, where it has any, come before it in the gap.
  */
 #ifndef _NSPROXY_H
