@@ -8,10 +8,15 @@
 #include "../include/fs.h"
 #include "../include/cred.h"
 #include "../include/syscalls.h"
+#include "../include/nsproxy.h"
 
 #define M_HASH 64
 static struct list_head mount_hashtable[M_HASH];
-static LIST_HEAD(namespace_list);	/* every mount, in mount order (mnt_ns->list) */
+/* the namespace (6.1's init_mount_tree() allocates it; its number is given with its root) */
+struct mnt_namespace init_mnt_ns = {
+	.ns = { .ops = &mntns_operations, .count = 1 },
+	.list = LIST_HEAD_INIT(init_mnt_ns.list),
+};
 static spinlock_t mount_lock;
 static int mnt_id_next = 20;
 struct vfsmount *root_mnt;
@@ -212,7 +217,7 @@ notrace noinline int do_add_mount_at(struct vfsmount *newm, const struct path *w
 	where->dentry->d_flags |= DCACHE_MOUNTED;
 	list_add_tail(&mnt->mnt_hash, m_hash(where->mnt, where->dentry));
 	list_add_tail(&mnt->mnt_child, &parent->mnt_mounts);
-	list_add_tail(&mnt->mnt_list, &namespace_list);
+	list_add_tail(&mnt->mnt_list, &init_mnt_ns.list);
 	spin_unlock_irqrestore(&mount_lock, flags);
 	return 0;
 }
@@ -239,17 +244,21 @@ noinline struct vfsmount *clone_mnt(struct vfsmount *old)
 	return &mnt->mnt;
 }
 
-/* The namespace's root: rootfs ("/"), its own parent. */
+/* The namespace's root: rootfs ("/"), its own parent (init_mount_tree(): alloc_mnt_ns()'s
+ * number) */
 notrace void mnt_set_root(struct vfsmount *mnt)
 {
+	if (ns_alloc_inum(&init_mnt_ns.ns))
+		panic("Can't allocate initial namespace");
+	init_mnt_ns.root = real_mount(mnt);
 	root_mnt = mnt;
-	list_add_tail(&real_mount(mnt)->mnt_list, &namespace_list);
+	list_add_tail(&real_mount(mnt)->mnt_list, &init_mnt_ns.list);
 }
 
 /* The root of a tree of its own (the host view): listed, attached nowhere. */
 notrace void mnt_add_tree(struct vfsmount *mnt)
 {
-	list_add_tail(&real_mount(mnt)->mnt_list, &namespace_list);
+	list_add_tail(&real_mount(mnt)->mnt_list, &init_mnt_ns.list);
 }
 
 static notrace void seq_escape_path(struct seq_file *m, const char *s)
@@ -272,7 +281,7 @@ notrace int show_mounts(struct seq_file *m, void *v)
 	if (!buf)
 		return -ENOMEM;
 	get_fs_root(current->fs, &root);
-	list_for_each_entry(mnt, &namespace_list, mnt_list) {
+	list_for_each_entry(mnt, &init_mnt_ns.list, mnt_list) {
 		struct path p = { &mnt->mnt, mnt->mnt.mnt_root };
 		char *end = buf + PATH_MAX, *name = end;
 		int len = PATH_MAX;

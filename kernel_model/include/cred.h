@@ -38,11 +38,16 @@ struct uid_gid_map {
 	u32 nr_extents;
 	struct uid_gid_extent extent[5];	/* UID_GID_MAP_MAX_BASE_EXTENTS */
 };
-struct user_namespace {
-	struct uid_gid_map uid_map, gid_map;
+struct user_namespace {		/* (its fields at Debian 6.1's offsets: its maps are 72 bytes) */
+	struct uid_gid_map uid_map;
+	u8 __gap_64[72 - 64];
+	struct uid_gid_map gid_map;
+	u8 __gap_136[224 - 136];
 	int level;
-	int count;
+	u8 __gap_228[240 - 228];
+	struct ns_common ns;
 };
+_Static_assert(__builtin_offsetof(struct user_namespace, ns) == 240, "user_namespace.ns as Debian 6.1's");
 extern struct user_namespace init_user_ns;
 typedef uid_t kuid_t;	/* (the kernel's ids are bare here) */
 typedef gid_t kgid_t;

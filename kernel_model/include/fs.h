@@ -428,6 +428,17 @@ struct mount {
 };
 static inline struct mount *real_mount(struct vfsmount *mnt) { return container_of(mnt, struct mount, mnt); }
 
+/* The mount namespace (fs/mount.h): one, every task's (nsproxy->mnt_ns), its ns_common where
+ * Debian 6.1's is (mountsnoop reads task->nsproxy->mnt_ns->ns.inum) */
+struct mnt_namespace {
+	struct ns_common ns;
+	struct mount *root;
+	struct list_head list;		/* its mounts, in mount order */
+};
+_Static_assert(offsetof(struct mnt_namespace, ns) == 0 && offsetof(struct mnt_namespace, root) == 24 &&
+	       offsetof(struct mnt_namespace, list) == 32, "struct mnt_namespace as Debian 6.1's");
+extern struct mnt_namespace init_mnt_ns;
+
 #define FS_REQUIRES_DEV 1
 struct file_system_type {
 	const char *name;
@@ -881,6 +892,7 @@ struct renamedata {
 int vfs_rename(struct renamedata *rd);
 int vfs_mknod(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev);
 int vfs_symlink(void *idmap, struct inode *dir, struct dentry *dentry, const char *oldname);
+int readlink_copy(char *buffer, int buflen, const char *link);	/* (fs/namei.c) */
 int init_mkdir(const char *pathname, umode_t mode);
 int init_mknod(const char *filename, umode_t mode, unsigned int dev);
 int init_symlink(const char *oldname, const char *newname);

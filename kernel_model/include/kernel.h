@@ -2,6 +2,7 @@
 #ifndef _KERNEL_H
 #define _KERNEL_H
 #include "types.h"
+#include "ns_common.h"
 #include "task_io_accounting.h"
 #include "list.h"
 #include "hostif.h"
@@ -71,6 +72,7 @@ static __always_inline bool user_mode(struct pt_regs *r) { return (r->cs & 3) ==
 struct file;
 struct file_operations;
 struct fs_struct;
+struct nsproxy;
 struct files_struct;
 struct nameidata;
 
@@ -303,7 +305,8 @@ struct task_struct {
 	/* fs: the task's root and cwd, its fd table (fs/file.c; shared per CLONE_FS, CLONE_FILES) */
 	struct fs_struct *fs;
 	struct files_struct *files;
-	u8 __gap_3056[3072 - 3056];
+	u8 __gap_3056[8];
+	struct nsproxy *nsproxy;	/* its namespaces (nsproxy.h): init_nsproxy */
 	struct signal_struct *signal;	/* shared by the thread group (signal.h) */
 	struct sighand_struct *sighand;	/* the handlers, shared with CLONE_SIGHAND */
 	struct list_head sigqueue;	/* the pending signals' siginfo (struct sigqueue, signal.h) */
@@ -340,6 +343,7 @@ _Static_assert(offsetof(struct task_struct, __state) == 24 && offsetof(struct ta
 	       offsetof(struct task_struct, start_time) == 2776 && offsetof(struct task_struct, min_flt) == 2792 &&
 	       offsetof(struct task_struct, maj_flt) == 2800 && offsetof(struct task_struct, comm) == 2976 &&
 	       offsetof(struct task_struct, fs) == 3040 && offsetof(struct task_struct, files) == 3048 &&
+	       offsetof(struct task_struct, nsproxy) == 3064 &&
 	       offsetof(struct task_struct, signal) == 3072 && offsetof(struct task_struct, sighand) == 3080,
 	       "struct task_struct: the fields tools read at Debian 6.1's offsets");
 
@@ -521,7 +525,11 @@ struct new_utsname {
 	char machine[__NEW_UTS_LEN + 1];
 	char domainname[__NEW_UTS_LEN + 1];
 };
-struct uts_namespace { struct new_utsname name; };
+struct uts_namespace {
+	struct new_utsname name;
+	u8 __gap_390[408 - sizeof(struct new_utsname)];
+	struct ns_common ns;			/* at 6.1's offset */
+};
 extern struct uts_namespace init_uts_ns;
 const char *kbasename(const char *path);
 char *strim(char *s);

@@ -519,6 +519,16 @@ struct socket *sock_from_file(struct file *file);
 void sock_init(void);
 
 /* ---- struct sock (include/net/sock.h) ---- */
+/* The network namespaces (include/net/net_namespace.h): one, init_net; nothing of it here but
+ * its ns_common, where Debian 6.1's struct net has it */
+struct net {
+	u8 __gap_0[128];
+	struct ns_common ns;
+};
+extern struct net init_net;
+typedef struct { struct net *net; } possible_net_t;	/* (CONFIG_NET_NS) */
+void net_ns_init(void);
+
 struct sock_common {
 	union {
 		u64 skc_addrpair;
@@ -546,10 +556,13 @@ struct sock_common {
 	unsigned char skc_net_refcnt:1;
 	int skc_bound_dev_if;
 	struct list_head skc_bind_node;	/* with its local port (inet_csk_get_port) */
-	struct list_head skc_node;	/* in the established or the listening table (6.1: at 104;
-					 * here where 6.1 has skc_prot and skc_net) */
+	struct proto *skc_prot;
+	possible_net_t skc_net;		/* its network namespace: init_net */
 	struct in6_addr skc_v6_daddr;	/* an AF_INET6 socket's peer and local address */
 	struct in6_addr skc_v6_rcv_saddr;
+	u8 __gap_88[104 - 88];
+	struct list_head skc_node;	/* in the established or the listening table */
+	u8 __gap_120[128 - 120];
 	int skc_refcnt;
 };
 /* what probes and BCC's programs (Debian's 6.1 headers) read, at 6.1's offsets */
@@ -557,8 +570,10 @@ _Static_assert(offsetof(struct sock_common, skc_daddr) == 0 && offsetof(struct s
 	       offsetof(struct sock_common, skc_dport) == 12 && offsetof(struct sock_common, skc_num) == 14 &&
 	       offsetof(struct sock_common, skc_family) == 16 && offsetof(struct sock_common, skc_state) == 18 &&
 	       offsetof(struct sock_common, skc_bound_dev_if) == 20 && offsetof(struct sock_common, skc_bind_node) == 24 &&
-	       offsetof(struct sock_common, skc_v6_daddr) == 56 && offsetof(struct sock_common, skc_v6_rcv_saddr) == 72,
-	       "struct sock_common as Debian 6.1's");
+	       offsetof(struct sock_common, skc_prot) == 40 && offsetof(struct sock_common, skc_net) == 48 &&
+	       offsetof(struct sock_common, skc_v6_daddr) == 56 && offsetof(struct sock_common, skc_v6_rcv_saddr) == 72 &&
+	       offsetof(struct sock_common, skc_node) == 104 && offsetof(struct sock_common, skc_refcnt) == 128 &&
+	       sizeof(struct sock_common) == 136, "struct sock_common as Debian 6.1's");
 
 typedef struct {
 	spinlock_t slock;
@@ -581,10 +596,12 @@ struct sock {
 #define sk_reuse	__sk_common.skc_reuse
 #define sk_node		__sk_common.skc_node
 #define sk_refcnt	__sk_common.skc_refcnt
+#define sk_prot		__sk_common.skc_prot
+#define sk_net		__sk_common.skc_net
 	/* the fields tools read (BCC's bindsnoop, tcpsynbl, compiled against Debian's 6.1 headers)
 	 * at Debian 6.1's offsets, the model's own between them (SOCK_GAP: a union of the fields
 	 * and a pad to the next pinned offset, as task_struct's TASK_GAP) */
-	SOCK_GAP(96, 512,
+	SOCK_GAP(136, 512,
 		socket_lock_t sk_lock;
 		struct {			/* packets that came while the owner held the lock */
 			struct sk_buff *head, *tail;
@@ -613,7 +630,6 @@ struct sock {
 		unsigned long sk_flags;
 		struct socket *sk_socket;
 		struct socket_wq *sk_wq;
-		struct proto *sk_prot;
 		void (*sk_state_change)(struct sock *sk);
 		void (*sk_data_ready)(struct sock *sk);
 		void (*sk_error_report)(struct sock *sk);
@@ -622,7 +638,7 @@ struct sock {
 		void (*sk_destruct)(struct sock *sk);
 	)
 };
-_Static_assert(sizeof(struct sock_common) <= 96 && offsetof(struct sock, sk_type) == 514 &&
+_Static_assert(offsetof(struct sock, sk_type) == 514 &&
 	       offsetof(struct sock, sk_protocol) == 516 && offsetof(struct sock, sk_ack_backlog) == 552 &&
 	       offsetof(struct sock, sk_max_ack_backlog) == 556 && offsetof(struct sock, sk_uid) == 560 &&
 	       sizeof(struct sock) == 776, "struct sock: the fields tools read at Debian 6.1's offsets");
@@ -867,7 +883,12 @@ struct inet_sock {
 	u16 __gap_802;
 	__be16 inet_sport;
 	u8 tos;
-	u8 __gap_807[816 - 807];	/* (BCC's bindsnoop reads the option bits 6.1 has before rcv_tos, 812) */
+	u8 __gap_807[810 - 807];
+	/* 6.1's option bits (bindsnoop reads freebind, transparent, bind_address_no_port): as
+	 * inet_create() sets them; no IP-level option changes them here (no ip_setsockopt) */
+	u8 recverr:1, is_icsk:1, freebind:1, hdrincl:1, mc_loop:1, transparent:1, mc_all:1, nodefrag:1;
+	u8 bind_address_no_port:1, recverr_rfc4884:1, defer_connect:1;
+	u8 __gap_812[816 - 812];
 };
 _Static_assert(offsetof(struct inet_sock, pinet6) == 776 && offsetof(struct inet_sock, inet_saddr) == 784 &&
 	       offsetof(struct inet_sock, inet_id) == 800 && offsetof(struct inet_sock, inet_sport) == 804 &&
@@ -1227,6 +1248,8 @@ static __always_inline int inet_create_sock(struct socket *sock, int protocol, i
 	sk->sk_backlog_rcv = answer->prot->backlog_rcv;
 	inet = inet_sk(sk);
 	inet->ttl = 64;
+	inet->is_icsk = protocol == IPPROTO_TCP;	/* (tcp's switch entry: INET_PROTOSW_ICSK) */
+	inet->mc_loop = 1;
 	if (family == AF_INET6) {
 		inet->pinet6 = (struct ipv6_pinfo *)((u8 *)sk + answer->prot->obj_size - sizeof(struct ipv6_pinfo));
 		inet->pinet6->hop_limit = 64;

@@ -9,9 +9,13 @@
 #include "kernel.h"
 #include "wait.h"
 
-struct pid_namespace {
-	unsigned int level;
+struct pid_namespace {		/* (its fields at Debian 6.1's offsets) */
+	u8 __gap_0[40];
 	int pid_allocated;	/* ids in use */
+	u8 __gap_44[64 - 44];
+	unsigned int level;
+	u8 __gap_68[112 - 68];
+	struct ns_common ns;
 };
 extern struct pid_namespace init_pid_ns;
 

@@ -8,6 +8,7 @@
 #include "../include/signal.h"
 #include "../include/cred.h"
 #include "../include/uprobes.h"
+#include "../include/nsproxy.h"
 
 int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset);
 void futex_exit_release(struct task_struct *tsk);
@@ -156,6 +157,7 @@ void __noreturn do_exit(long code)
 		session_task_exit(tsk);
 	exit_files(tsk);
 	exit_fs(tsk);
+	exit_task_namespaces(tsk);
 	if (tsk->io_context)
 		exit_io_context(tsk);
 	perf_event_exit_task(tsk);

@@ -12,6 +12,7 @@
 #include "../include/cred.h"
 #include "../include/security.h"
 #include "../include/poll.h"
+#include "../include/nsproxy.h"
 
 #define CSIGNAL		0x000000ff	/* the exit signal, not a flag */
 #define CLONE_VM	0x00000100
@@ -23,7 +24,6 @@
 #define CLONE_VFORK	0x00004000
 #define CLONE_PARENT	0x00008000
 #define CLONE_THREAD	0x00010000
-#define CLONE_NEWNS	0x00020000
 #define CLONE_SYSVSEM	0x00040000
 #define CLONE_SETTLS	0x00080000
 #define CLONE_PARENT_SETTID	0x00100000
@@ -31,13 +31,6 @@
 #define CLONE_DETACHED	0x00400000
 #define CLONE_UNTRACED	0x00800000
 #define CLONE_CHILD_SETTID	0x01000000
-#define CLONE_NEWCGROUP	0x02000000
-#define CLONE_NEWUTS	0x04000000
-#define CLONE_NEWIPC	0x08000000
-#define CLONE_NEWUSER	0x10000000
-#define CLONE_NEWPID	0x20000000
-#define CLONE_NEWNET	0x40000000
-#define CLONE_NEWTIME	0x00000080
 #define CLONE_IO	0x80000000UL
 #define SIGCHLD 17
 /* kthreadd's kernel threads: kernel_thread(fn, arg, CLONE_FS | CLONE_FILES | SIGCHLD) */
@@ -356,6 +349,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		goto free_task;
 	p->real_cred = parent->real_cred;	/* dup_task_struct()'s copy of the parent */
 	p->cred = parent->cred;
+	p->nsproxy = parent->nsproxy;
 	if (copy_creds(p, clone_flags))
 		goto free_task;
 	if (nproc_exceeded(p)) {
@@ -388,7 +382,8 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		if (copy_mm(clone_flags, p))
 			goto free_stack;
 	}
-	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p) || copy_io(clone_flags, p))
+	if (copy_namespaces(clone_flags, p) || copy_files(clone_flags, p) || copy_fs(clone_flags, p) ||
+	    copy_io(clone_flags, p))
 		goto free_files;
 	regs = copy_thread(p, clone_flags, regs, fn, arg);
 	if (!fn) {
@@ -453,6 +448,7 @@ free_perf:
 free_files:
 	exit_files(p);
 	exit_fs(p);
+	exit_task_namespaces(p);
 free_stack:
 	if (p->mm)
 		mmput(p->mm);
@@ -478,6 +474,7 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 	}
 	p->real_cred = parent->real_cred;
 	p->cred = parent->cred;
+	p->nsproxy = parent->nsproxy;
 	if (copy_creds(p, tgid == parent->tgid ? CLONE_THREAD : 0)) {
 		put_task_struct(p);
 		return NULL;
@@ -494,12 +491,14 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 	p->personality = parent->personality;
 	p->start_time = ktime_get();	/* session_fork: the host's clone time, when known */
 	thread_pid = alloc_pid(&init_pid_ns, &pid, 1);	/* the host's: clone3's set_tid */
+	copy_namespaces(0, p);
 	if (IS_ERR(thread_pid) || session_copy_sighand(parent, p, tgid && tgid != pid) ||
 	    copy_files_and_fs_of(parent, p)) {
 		if (!IS_ERR(thread_pid))
 			free_pid(thread_pid);
 		exit_files(p);
 		exit_fs(p);
+		exit_task_namespaces(p);
 		free_thread_stack(p->stack);
 		put_task_struct(p);
 		return NULL;
@@ -529,6 +528,7 @@ notrace void session_free_process(struct task_struct *p)
 	detach_pid(p, PIDTYPE_PID);
 	exit_files(p);
 	exit_fs(p);
+	exit_task_namespaces(p);
 	if (p->mm)
 		mmput(p->mm);
 	free_thread_stack(p->stack);

@@ -93,6 +93,7 @@ void __init start_kernel(void)
 	rcu_init();
 	init_timers();
 	workqueue_init_early();
+	net_ns_init();
 	sock_init();
 	task_iter_init();
 	rest_init();

@@ -7,6 +7,7 @@
  * (set_tid).  6.1 keeps the numbers in an idr; here a hash table (pid_hash) stands for it.
  */
 #include "../include/pid.h"
+#include "../include/nsproxy.h"
 #include "../include/slab.h"
 #include "../include/session.h"
 #include "../include/fs.h"
@@ -16,7 +17,10 @@
 #define RESERVED_PIDS	300
 #define PIDHASH_SHIFT	8
 
-struct pid_namespace init_pid_ns = { .level = 0 };
+struct pid_namespace init_pid_ns = {
+	.level = 0,
+	.ns = { .ops = &pidns_operations, .inum = PROC_PID_INIT_INO, .count = 2 },
+};
 
 /* the idle tasks' pid 0, never freed (6.1's init_struct_pid) */
 struct pid init_struct_pid = {

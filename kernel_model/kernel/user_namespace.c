@@ -7,13 +7,14 @@
  */
 #include "../include/cred.h"
 #include "../include/kernel.h"
+#include "../include/nsproxy.h"
 
 #define OVERFLOW_UID	65534
 
 struct user_namespace init_user_ns = {
 	.uid_map = { .nr_extents = 1, .extent[0] = { .first = 0, .lower_first = 0, .count = 4294967295U } },
 	.gid_map = { .nr_extents = 1, .extent[0] = { .first = 0, .lower_first = 0, .count = 4294967295U } },
-	.count = 3,	/* 6.1's ns.count: REFCOUNT_INIT(3) */
+	.ns = { .ops = &userns_operations, .inum = PROC_USER_INIT_INO, .count = 3 },	/* 6.1: REFCOUNT_INIT(3) */
 };
 
 /* map_id_range_down_base(): the extent holding [id, id + count) on the namespace's side */

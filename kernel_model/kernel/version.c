@@ -1,6 +1,7 @@
 /* The kernel's identity (init/version.c, kernel/utsname.c): the boot banner printk logs,
  * and the format of /proc/version with the names uname reports. */
 #include "../include/kernel.h"
+#include "../include/nsproxy.h"
 
 #define UTS_SYSNAME	"Linux"
 #define UTS_RELEASE	"6.1.0-tracefs-sim"
@@ -19,6 +20,7 @@ struct uts_namespace init_uts_ns = {
 		.machine = UTS_MACHINE,
 		.domainname = "(none)",
 	},
+	.ns = { .ops = &utsns_operations, .inum = PROC_UTS_INIT_INO, .count = 2 },
 };
 
 const char linux_banner[] = "Linux version " UTS_RELEASE " (" LINUX_COMPILE_BY "@" LINUX_COMPILE_HOST ") ("

@@ -1707,6 +1707,7 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "task", S_IFDIR | 0555, NULL, NULL, &proc_task_inode_operations, &proc_task_operations },
 	{ "fd", S_IFDIR | 0500, NULL, NULL, &proc_fd_inode_operations, &proc_fd_operations },
 	{ "fdinfo", S_IFDIR | 0555, NULL, NULL, &proc_fdinfo_inode_operations, &proc_fdinfo_operations },
+	{ "ns", S_IFDIR | 0511, NULL, NULL, &proc_ns_dir_inode_operations, &proc_ns_dir_operations },
 	{ "environ", S_IFREG | 0400, NULL, NULL, NULL, &proc_environ_operations },
 	{ "auxv", S_IFREG | 0400, NULL, NULL, NULL, &proc_auxv_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },
@@ -1804,6 +1805,7 @@ static noinline int proc_tgid_base_readdir(struct file *file, struct dir_context
 static const struct pid_entry tid_base_stuff[] = {
 	{ "fd", S_IFDIR | 0500, NULL, NULL, &proc_fd_inode_operations, &proc_fd_operations },
 	{ "fdinfo", S_IFDIR | 0555, NULL, NULL, &proc_fdinfo_inode_operations, &proc_fdinfo_operations },
+	{ "ns", S_IFDIR | 0511, NULL, NULL, &proc_ns_dir_inode_operations, &proc_ns_dir_operations },
 	{ "environ", S_IFREG | 0400, NULL, NULL, NULL, &proc_environ_operations },
 	{ "auxv", S_IFREG | 0400, NULL, NULL, NULL, &proc_auxv_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },

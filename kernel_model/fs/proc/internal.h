@@ -33,5 +33,8 @@ extern const struct inode_operations proc_pid_link_inode_operations;
 int proc_setattr(struct dentry *dentry, struct iattr *attr);
 struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags);
 struct inode *proc_pid_make_inode(struct super_block *sb, pid_t tgid, umode_t mode);
+int pid_getattr(const struct path *path, struct kstat *stat, u32 request_mask, unsigned int query_flags);
+extern const struct file_operations proc_ns_dir_operations;		/* namespaces.c */
+extern const struct inode_operations proc_ns_dir_inode_operations;
 #define PROC_I_PID(inode) ((pid_t)(long)(inode)->i_private)
 #endif

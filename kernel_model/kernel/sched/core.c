@@ -13,6 +13,7 @@
 #include "../../include/stacktrace.h"
 #include "../../include/cpufreq.h"
 #include "stats.h"
+#include "../../include/nsproxy.h"
 #include "pelt.h"
 
 spinlock_t sched_lock;
@@ -866,6 +867,7 @@ void __init sched_init_idle(int cpu)
 	idle->flags = PF_KTHREAD | PF_IDLE;
 	idle->real_cred = get_cred(&init_cred);	/* (init_task's, which 6.1's idle tasks fork from) */
 	idle->cred = get_cred(&init_cred);
+	idle->nsproxy = &init_nsproxy;	/* (init_task's: the boot's reference) */
 	idle->cpu = cpu;
 	idle->se.cfs_rq = &pc->rq.cfs;	/* __set_task_cpu(): set_task_rq() */
 	idle->on_rq = 1;

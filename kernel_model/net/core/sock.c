@@ -34,6 +34,7 @@ noinline struct sock *sk_alloc(int family, gfp_t priority, struct proto *prot, i
 		return NULL;
 	sk->sk_family = family;
 	sk->sk_prot = prot;
+	sk->sk_net.net = &init_net;	/* sock_net_set(): the caller's namespace, the only one */
 	sk->sk_refcnt = 1;
 	spin_lock_init(&sk->sk_lock.slock);
 	return sk;

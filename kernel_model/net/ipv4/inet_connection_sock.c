@@ -491,6 +491,8 @@ noinline struct sock *inet_csk_clone_lock(const struct sock *sk, const struct re
 	newinet->inet_saddr = req->__req_common.skc_rcv_saddr;
 	newinet->inet_sport = htons(req->__req_common.skc_num);
 	newinet->ttl = 64;
+	newinet->is_icsk = 1;	/* (sk_clone_lock()'s copy of the listener's bits) */
+	newinet->mc_loop = 1;
 	security_inet_csk_clone(newsk, req);
 	return newsk;
 }

@@ -124,6 +124,7 @@ noinline int tcp_conn_request(const struct tcp_request_sock_ops *af_ops, struct 
 	req->__req_common.skc_dport = tcp_hdr(skb)->source;
 	req->__req_common.skc_num = sk->sk_num;
 	req->rsk_listener = sk;
+	req->__req_common.skc_net = sk->sk_net;	/* inet_reqsk_alloc(): the listener's namespace */
 	req->rcv_isn = TCP_SKB_CB(skb)->seq;
 	req->snt_isn = (u32)get_random_u64();
 	if (security_inet_conn_request(sk, skb, req)) {
