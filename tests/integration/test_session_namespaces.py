@@ -32,9 +32,11 @@ def guest(script: str) -> str:
 
 def run_tool_once(tmp_path: Path, tool: str, workload: str, expect: str, count: int = 1) -> tuple[str, str]:
     """TOOL in a session until it prints, WORKLOAD once, then (once COUNT lines of the tool's
-    output match the regex EXPECT, or 30 s on) Ctrl-C: the tool's output and the session's"""
+    output match the regex EXPECT, or 30 s on) Ctrl-C: the tool's output and the session's.
+    Line-buffered (stdbuf): these tools print their header once attached, but into a file
+    stdio keeps it until they exit."""
     out = tmp_path / "tool.out"
-    script = (f"timeout --foreground -s INT 120 {tool} >{out} 2>&1 & t=$!; "
+    script = (f"timeout --foreground -s INT 120 stdbuf -oL {tool} >{out} 2>&1 & t=$!; "
               f"for i in $(seq 600); do [ -s {out} ] && break; sleep 0.1; done; "
               f"{workload}; "
               f"for i in $(seq 300); do [ $(grep -Ec '{expect}' {out}) -ge {count} ] && break; sleep 0.1; done; "
