@@ -18,7 +18,7 @@ cat $T/tracing_on
 echo "== trigger after it fired:"
 cat $T/events/raw_syscalls/sys_enter/trigger
 echo "== the last records:"
-cat $T/trace | tail -n 5
+cat $T/trace | tail -n 10
 echo '!traceoff' > $T/events/raw_syscalls/sys_enter/trigger
 echo 0 > $T/events/raw_syscalls/enable
 echo 0 > $T/events/sched/enable

@@ -180,7 +180,10 @@ void __noreturn do_exit(long code)
 		list_del_init(&tsk->tasks);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
-	if (!thread && group_dead)	/* (6.1: do_notify_parent()'s, while the task has its pid) */
+	/* (6.1: do_notify_parent()'s, while the task has its pid.)  A session process's exit was
+	 * once found here without one (a clean-clone run's panic in __wake_up, its cause not found):
+	 * such a task has no pidfd to notify. */
+	if (!thread && group_dead && task_pid(tsk))
 		do_notify_pidfd(tsk);
 	else if (thread && group_dead && task_pid(tsk->group_leader))
 		do_notify_pidfd(tsk->group_leader);
