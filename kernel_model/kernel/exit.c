@@ -180,9 +180,11 @@ void __noreturn do_exit(long code)
 		list_del_init(&tsk->tasks);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
-	/* (6.1: do_notify_parent()'s, while the task has its pid.)  A session process's exit was
-	 * once found here without one (a clean-clone run's panic in __wake_up, its cause not found):
-	 * such a task has no pidfd to notify. */
+	/* (6.1: do_notify_parent()'s, under tasklist_lock before exit_state is set, while the task
+	 * has its pid.)  Here exit_state says zombie before this, so a parent waiting on another
+	 * cpu may already have reaped the task and detached its pid (a clean-clone run's panic in
+	 * __wake_up): then no pidfd is left to notify.  (To do: take the pid under sched_lock
+	 * before exit_state is set, as 6.1's order has it.) */
 	if (!thread && group_dead && task_pid(tsk))
 		do_notify_pidfd(tsk);
 	else if (thread && group_dead && task_pid(tsk->group_leader))
