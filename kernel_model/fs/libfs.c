@@ -120,18 +120,8 @@ noinline int dcache_readdir(struct file *file, struct dir_context *ctx)
 	struct list_head *p;
 	unsigned long flags;
 
-	if (ctx->pos == 0) {
-		if (!ctx->actor(ctx, ".", 1, ctx->pos, dentry->d_inode->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 1;
-	}
-	if (ctx->pos == 1) {
-		struct dentry *parent = dentry->d_parent;
-
-		if (!ctx->actor(ctx, "..", 2, ctx->pos, parent->d_inode->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 2;
-	}
+	if (!dir_emit_dots(file, ctx))
+		return 0;
 	if (ctx->pos == 2)
 		p = anchor;
 	else if (!list_empty(&cursor->d_child))

@@ -1032,6 +1032,25 @@ static inline void init_sync_kiocb(struct kiocb *kiocb, struct file *filp)
 void generic_fillattr(void *idmap, struct inode *inode, struct kstat *stat);
 int vfs_getattr(const struct path *path, struct kstat *stat, u32 request_mask, unsigned int flags);
 
+/* A directory's "." and "..", at positions 0 and 1 (include/linux/fs.h's dir_emit_dots()): false
+ * when the caller's buffer is full */
+static inline bool dir_emit_dots(struct file *file, struct dir_context *ctx)
+{
+	struct dentry *dentry = file->f_path.dentry;
+
+	if (ctx->pos == 0) {
+		if (!ctx->actor(ctx, ".", 1, ctx->pos, dentry->d_inode->i_ino, DT_DIR))
+			return false;
+		ctx->pos = 1;
+	}
+	if (ctx->pos == 1) {
+		if (!ctx->actor(ctx, "..", 2, ctx->pos, dentry->d_parent->d_inode->i_ino, DT_DIR))
+			return false;
+		ctx->pos = 2;
+	}
+	return true;
+}
+
 /* libfs.c */
 struct dentry *simple_lookup(struct inode *dir, struct dentry *dentry, unsigned int flags);
 int dcache_dir_open(struct inode *inode, struct file *file);

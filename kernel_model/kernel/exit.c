@@ -129,15 +129,16 @@ noinline bool thread_group_exited(struct pid *pid)
 }
 
 /* its pidfds' pollers */
-static __always_inline void do_notify_pidfd(struct task_struct *task)
+static __always_inline void do_notify_pidfd(struct pid *pid)
 {
-	__wake_up(&task_pid(task)->wait_pidfd, TASK_NORMAL, 0, NULL);	/* wake_up_all() */
+	__wake_up(&pid->wait_pidfd, TASK_NORMAL, 0, NULL);	/* wake_up_all() */
 }
 
 void __noreturn do_exit(long code)
 {
 	struct task_struct *tsk = current, *parent;
 	bool thread = tsk->exit_signal == -1, group_dead = true, autoreap;
+	struct pid *pidfd_pid;
 	unsigned long flags;
 
 	exit_signals(tsk);	/* sets PF_EXITING */
@@ -146,6 +147,10 @@ void __noreturn do_exit(long code)
 		sync_mm_rss(tsk->mm);
 	tsk->exit_code = code;
 	exit_mm_release(tsk, tsk->mm);	/* exit_mm() */
+	/* The pid whose pidfds learn of the group's end: held from before this thread leaves the
+	 * group's count, so no parent reaps it away meanwhile (6.1 notifies under tasklist_lock
+	 * before the zombie can be seen; here the notification comes past sched_lock). */
+	pidfd_pid = get_pid(task_pid(thread ? tsk->group_leader : tsk));
 	if (tsk->signal)
 		group_dead = !__atomic_sub_fetch(&tsk->signal->nr_threads, 1, __ATOMIC_ACQ_REL);
 	if (tsk->signal && group_dead) {
@@ -180,15 +185,9 @@ void __noreturn do_exit(long code)
 		list_del_init(&tsk->tasks);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
-	/* (6.1: do_notify_parent()'s, under tasklist_lock before exit_state is set, while the task
-	 * has its pid.)  Here exit_state says zombie before this, so a parent waiting on another
-	 * cpu may already have reaped the task and detached its pid (a clean-clone run's panic in
-	 * __wake_up): then no pidfd is left to notify.  (To do: take the pid under sched_lock
-	 * before exit_state is set, as 6.1's order has it.) */
-	if (!thread && group_dead && task_pid(tsk))
-		do_notify_pidfd(tsk);
-	else if (thread && group_dead && task_pid(tsk->group_leader))
-		do_notify_pidfd(tsk->group_leader);
+	if (group_dead && pidfd_pid)
+		do_notify_pidfd(pidfd_pid);
+	put_pid(pidfd_pid);
 	if (autoreap)
 		detach_pid(tsk, PIDTYPE_PID);
 	if (tsk->signal && tsk->signal->group_exec_task)	/* de_thread() waits for us */

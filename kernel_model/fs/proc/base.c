@@ -907,16 +907,8 @@ static noinline int proc_readfd_common(struct file *file, struct dir_context *ct
 	struct files_struct *files;
 	unsigned int fd;
 
-	if (ctx->pos == 0) {
-		if (!ctx->actor(ctx, ".", 1, 0, inode->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 1;
-	}
-	if (ctx->pos == 1) {
-		if (!ctx->actor(ctx, "..", 2, 1, inode->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 2;
-	}
+	if (!dir_emit_dots(file, ctx))
+		return 0;
 	files = get_task_files(inode);
 	if (!files)
 		return 0;
@@ -1774,16 +1766,8 @@ static noinline int proc_pident_readdir(struct file *file, struct dir_context *c
 		return -ENOENT;
 	spin_unlock_irqrestore(&sched_lock, irq);
 
-	if (ctx->pos == 0) {
-		if (!ctx->actor(ctx, ".", 1, 0, inode->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 1;
-	}
-	if (ctx->pos == 1) {
-		if (!ctx->actor(ctx, "..", 2, 1, 1, DT_DIR))
-			return 0;
-		ctx->pos = 2;
-	}
+	if (!dir_emit_dots(file, ctx))
+		return 0;
 	for (; ctx->pos < (loff_t)(nr + 2); ctx->pos++) {
 		const struct pid_entry *p = &ents[ctx->pos - 2];
 
@@ -1944,16 +1928,8 @@ static noinline int proc_task_readdir(struct file *file, struct dir_context *ctx
 	if (!get_proc_task_locked(inode, &irq))
 		return -ENOENT;
 	spin_unlock_irqrestore(&sched_lock, irq);
-	if (ctx->pos == 0) {
-		if (!ctx->actor(ctx, ".", 1, 0, inode->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 1;
-	}
-	if (ctx->pos == 1) {
-		if (!ctx->actor(ctx, "..", 2, 1, file->f_path.dentry->d_parent->d_inode->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 2;
-	}
+	if (!dir_emit_dots(file, ctx))
+		return 0;
 	last = ctx->pos > 2 ? (pid_t)file->f_version : 0;
 	for (;;) {
 		struct task_struct *t;

@@ -86,16 +86,8 @@ static noinline int proc_ns_dir_readdir(struct file *file, struct dir_context *c
 	if (!get_proc_task_locked(inode, &irq))
 		return -ENOENT;
 	spin_unlock_irqrestore(&sched_lock, irq);
-	if (ctx->pos == 0) {
-		if (!ctx->actor(ctx, ".", 1, 0, inode->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 1;
-	}
-	if (ctx->pos == 1) {
-		if (!ctx->actor(ctx, "..", 2, 1, file->f_path.dentry->d_parent->d_inode->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 2;
-	}
+	if (!dir_emit_dots(file, ctx))
+		return 0;
 	for (; ctx->pos < (loff_t)ARRAY_SIZE(ns_entries) + 2; ctx->pos++) {
 		const struct proc_ns_operations *ops = ns_entries[ctx->pos - 2];
 

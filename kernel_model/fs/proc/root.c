@@ -214,16 +214,8 @@ static noinline int proc_root_readdir(struct file *file, struct dir_context *ctx
 {
 	size_t nr = ARRAY_SIZE(proc_root_entries);
 
-	if (ctx->pos == 0) {
-		if (!ctx->actor(ctx, ".", 1, 0, PROC_ROOT_INO, DT_DIR))
-			return 0;
-		ctx->pos = 1;
-	}
-	if (ctx->pos == 1) {
-		if (!ctx->actor(ctx, "..", 2, 1, PROC_ROOT_INO, DT_DIR))
-			return 0;
-		ctx->pos = 2;
-	}
+	if (!dir_emit_dots(file, ctx))
+		return 0;
 	for (; ctx->pos < (loff_t)(nr + 2); ctx->pos++) {
 		const struct pid_entry *p = &proc_root_entries[ctx->pos - 2];
 
