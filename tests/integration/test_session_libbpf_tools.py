@@ -19,17 +19,24 @@ pytestmark = [
 ]
 
 
-def run_tool(tmp_path: Path, tool: str, workload: str) -> str:
-    """TOOL in a session until it prints, WORKLOAD run 20 times, then Ctrl-C: its output"""
+def run_tool_in_session(tmp_path: Path, tool: str, then: str) -> tuple[str, str]:
+    """TOOL in a session until it prints, then the shell commands THEN, then Ctrl-C: the tool's
+    output and the session's.  Line-buffered (stdbuf): these tools print their header once
+    attached, but into a file stdio keeps it until they exit."""
     out = tmp_path / "tool.out"
-    script = (f"timeout --foreground -s INT 120 {tool} >{out} 2>&1 & t=$!; "
+    script = (f"timeout --foreground -s INT 120 stdbuf -oL {tool} >{out} 2>&1 & t=$!; "
               f"for i in $(seq 600); do [ -s {out} ] && break; sleep 0.1; done; "
-              f"for i in $(seq 20); do {workload}; sleep 0.2; done; "
+              f"{then}; "
               "kill -INT $t; wait $t; echo tool exited $?")
     result = tracefs_sim("run", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     text = out.read_text()
     assert result.returncode == 0 and "tool exited 0" in result.stdout, result.stdout + result.stderr + text
-    return text
+    return text, result.stdout
+
+
+def run_tool(tmp_path: Path, tool: str, workload: str) -> str:
+    """TOOL in a session until it prints, WORKLOAD run 20 times, then Ctrl-C: its output"""
+    return run_tool_in_session(tmp_path, tool, f"for i in $(seq 20); do {workload}; sleep 0.2; done")[0]
 
 
 def test_opensnoop_sees_a_process_open_a_file(tmp_path):

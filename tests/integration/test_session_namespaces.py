@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from simtest import SESSION_TIMEOUT, tracefs_sim
-from test_session_libbpf_tools import pytestmark  # noqa: F401  (the same conditions)
+from test_session_libbpf_tools import pytestmark, run_tool_in_session  # noqa: F401  (pytestmark: the same conditions)
 
 # readlink of each /proc/self/ns/ link on the real 6.1 (tools/real-tracefs), in `ls` order
 REAL_61_NS = {
@@ -32,19 +32,11 @@ def guest(script: str) -> str:
 
 def run_tool_once(tmp_path: Path, tool: str, workload: str, expect: str, count: int = 1) -> tuple[str, str]:
     """TOOL in a session until it prints, WORKLOAD once, then (once COUNT lines of the tool's
-    output match the regex EXPECT, or 30 s on) Ctrl-C: the tool's output and the session's.
-    Line-buffered (stdbuf): these tools print their header once attached, but into a file
-    stdio keeps it until they exit."""
+    output match the regex EXPECT, or 30 s on) Ctrl-C: the tool's output and the session's."""
     out = tmp_path / "tool.out"
-    script = (f"timeout --foreground -s INT 120 stdbuf -oL {tool} >{out} 2>&1 & t=$!; "
-              f"for i in $(seq 600); do [ -s {out} ] && break; sleep 0.1; done; "
-              f"{workload}; "
-              f"for i in $(seq 300); do [ $(grep -Ec '{expect}' {out}) -ge {count} ] && break; sleep 0.1; done; "
-              "kill -INT $t; wait $t; echo tool exited $?")
-    result = tracefs_sim("run", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
-    text = out.read_text()
-    assert result.returncode == 0 and "tool exited 0" in result.stdout, result.stdout + result.stderr + text
-    return text, result.stdout
+    return run_tool_in_session(
+        tmp_path, tool,
+        f"{workload}; for i in $(seq 300); do [ $(grep -Ec '{expect}' {out}) -ge {count} ] && break; sleep 0.1; done")
 
 
 def test_proc_ns_links_name_the_initial_namespaces_as_61_does():
