@@ -66,10 +66,11 @@ def without_softirqs(calls: list[str]) -> list[str]:
 
 
 @needs_perf_tools
-def test_iosnoop_and_iolatency_show_the_disk_writers_io():
+def test_iosnoop_iolatency_and_bitesize_show_the_disk_writers_io():
     result = tracefs_sim("run", "--workload", "default", "-c",
                          PRIVATE_VAR_TMP + "echo '== iosnoop'; timeout 60 iosnoop-perf 2; "
-                         "echo '== iolatency'; timeout 60 iolatency-perf 2 1", timeout=240)
+                         "echo '== iolatency'; timeout 60 iolatency-perf 2 1; "
+                         "echo '== bitesize'; timeout 60 bitesize-perf 2", timeout=240)
     assert result.returncode == 0, result.stderr
     snoop = section(result.stdout, "iosnoop")
     assert snoop[:2] == ["Tracing block I/O for 2 seconds (buffered)...",
@@ -83,6 +84,14 @@ def test_iosnoop_and_iolatency_show_the_disk_writers_io():
     assert latency[0] == "Tracing block I/O. Output every 2 seconds."
     counts = [int(m.group(1)) for l in latency if (m := re.match(r"^ +\d+ -> \d+ +: (\d+) +\|", l))]
     assert counts and sum(counts) > 0, latency
+    # (bitesize: `perf stat -o /dev/stdout` of block:block_rq_issue with filters on nr_sector,
+    # a bucket each; the writer's 4 KiB pages are in 1.0 -> 7.9, its cache flushes in -> 0.9)
+    sizes = section(result.stdout, "bitesize")
+    assert sizes[0] == "Tracing block I/O size (bytes), for 2 seconds...", sizes
+    buckets = {m.group(1).strip(): int(m.group(2)) for l in sizes
+               if (m := re.match(r"^ +([\d. ]*-> [\d.]*) +: (\d+) +\|", l))}
+    assert list(buckets) == ["-> 0.9", "1.0 -> 7.9", "8.0 -> 63.9", "64.0 -> 127.9", "128.0 ->"], sizes
+    assert buckets["1.0 -> 7.9"] > 0 and sum(buckets.values()) == buckets["-> 0.9"] + buckets["1.0 -> 7.9"], sizes
 
 
 @needs_mnt
