@@ -487,12 +487,19 @@ static notrace int session_send_signal(int sig, struct sigqueue_info *info, stru
 	return ret;
 }
 
-/* With the siglock held: the host's processes' go to the host, kernel threads ignore them all. */
+/* With the siglock held: the host's processes' go to the host, kernel threads ignore them all.
+ * A zombie keeps its pid and handlers until it is reaped: a signal to it is taken and ignored
+ * (6.1's prepare_signal(): its group exited), as the host's kill(2) of an unreaped child is. */
 noinline int send_signal_locked(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
 {
-	if (t->session && !t->exit_state)
+	if (t->exit_state) {
+		if (!(t->session && host_sends_it(info)))
+			trace_signal_generate(sig, info, t, group, TRACE_SIGNAL_IGNORED);
+		return 0;
+	}
+	if (t->session)
 		return session_send_signal(sig, info, t, group);
-	if (!t->signal || t->session || t->exit_state || (t->flags & PF_KTHREAD))
+	if (!t->signal || (t->flags & PF_KTHREAD))
 		return 0;
 	return __send_signal_locked(sig, info, t, group);
 }
@@ -744,7 +751,7 @@ noinline int kill_pid_info(int sig, struct sigqueue_info *info, struct pid *pid)
 	struct task_struct *p = pid_task(pid, PIDTYPE_PID);
 	int error;
 
-	if (!p || p->exit_state)
+	if (!p)
 		return -ESRCH;
 	if (p->group_leader && p->group_leader != p)
 		p = p->group_leader;
@@ -835,7 +842,7 @@ static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigq
 	struct task_struct *p = find_task_by_vpid(pid);
 	int error;
 
-	if (!p || p->exit_state || (tgid > 0 && p->tgid != tgid))
+	if (!p || (tgid > 0 && p->tgid != tgid))
 		return -ESRCH;
 	error = check_kill_permission(sig, info, p);
 	if (error || !sig)

@@ -283,3 +283,31 @@ def test_uprobe_traces_a_static_programs_function(tmp_path):
                         r"fd=1 count=\d+$", l) for l in lines), out
     assert out.count("== status 0\n") == 1
     assert section(out, "after") == []
+
+
+def test_killsnoop_shows_a_shells_kills_with_their_signals_and_results(tmp_path):
+    """killsnoop's kprobe and kretprobe on the kill syscall (`sys_kill`, 6.1's __x64_sys_kill)
+    show the shell's kill of a child and of a pid nobody has, with the signal's name and the
+    call's return (-3: ESRCH)"""
+    out = tmp_path / "killsnoop.out"
+    out_text = run(f"timeout -s INT 120 killsnoop-perf -s > {out} 2>&1 & t=$!; "
+                   f"for i in $(seq 600); do grep -q '^COMM' {out} && break; sleep 0.1; done; "
+                   "sleep 60 & victim=$!; kill -USR1 $victim; kill -TERM $victim; wait $victim; "
+                   "kill -HUP 999999; "
+                   f"for i in $(seq 300); do [ $(grep -c SIGHUP {out}) -ge 1 ] && break; sleep 0.1; done; "
+                   f"echo \"== victim $victim\"; kill -INT $t; wait $t; echo \"== status $?\"; {AFTER}",
+                   tmp_path, "--workload", "none")
+    assert "== status 0" in out_text, out_text
+    lines = out.read_text().splitlines()
+    assert lines[:2] == ["Tracing kill()s. Ctrl-C to end.",
+                         "COMM             PID    TPID     SIGNAL     RETURN"], lines
+    victim = re.search(r"^== victim (\d+)$", out_text, re.M).group(1)
+    rows = [l.split() for l in lines[2:] if l.strip() and not l.startswith("Ending")]
+    kills = [(row[2], row[3], row[4]) for row in rows if row[0] == "bash"]
+    # (the return is sys_exit_kill's `-> 0xfffffffffffffffd` read by the awk the script picks,
+    # gawk --non-decimal-data or else mawk, which reads it as an unsigned 64-bit number)
+    awk = ["gawk", "--non-decimal-data"] if shutil.which("gawk") else ["mawk"]
+    esrch = subprocess.run([*awk, "{ print int($NF) }"], input="sys_kill -> 0xfffffffffffffffd\n",
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert kills == [(victim, "SIGUSR1", "0"), (victim, "SIGTERM", "0"), ("999999", "SIGHUP", esrch)], lines
+    assert ".ftrace-lock" not in section(out_text, "after"), out_text   # (its kprobes removed too)

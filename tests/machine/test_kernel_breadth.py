@@ -175,6 +175,8 @@ def test_signals_as_6_1_sends_them(machine):
         "kill(0): 0, handler saw 10",                 # the caller's process group
         "kill(-pgrp): 0, handler saw 10",
         "kill(-99999): -1 No such process",
+        "kill(zombie): 0, tgkill(zombie): 0",         # taken and ignored until it is reaped
+        "kill(reaped): -1 No such process",
         "write to a pipe with no reader: -1 Broken pipe, handler saw 13",   # SIGPIPE, then EPIPE
         "handler on the alternate stack: 12 yes",
     ]

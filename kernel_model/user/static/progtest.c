@@ -347,6 +347,8 @@ static int cmd_sigmisc(void)
 	int fds[2];
 	stack_t ss = { .ss_size = 65536 };
 	char c = 'x';
+	siginfo_t si;
+	pid_t child;
 	long r;
 
 	sigemptyset(&sa.sa_mask);
@@ -361,6 +363,15 @@ static int cmd_sigmisc(void)
 	printf("kill(-pgrp): %ld, handler saw %d\n", r, (int)got);
 	r = kill(-99999, SIGUSR1);
 	printf("kill(-99999): %ld %s\n", r, strerror(errno));
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	waitid(P_PID, child, &si, WEXITED | WNOWAIT);	/* a zombie now, not reaped */
+	r = kill(child, SIGTERM);
+	printf("kill(zombie): %ld, tgkill(zombie): %ld\n", r, syscall(SYS_tgkill, child, child, SIGTERM));
+	waitpid(child, NULL, 0);
+	r = kill(child, SIGTERM);
+	printf("kill(reaped): %ld %s\n", r, strerror(errno));
 	if (pipe(fds))
 		return 1;
 	close(fds[0]);
