@@ -470,12 +470,24 @@ static bool host_sends_it(const struct sigqueue_info *info)
  * comes from the handlers the process set (its mask and pending set are the host's: it is never
  * ALREADY_PENDING here); an ignored one goes nowhere, as in 6.1.
  */
+/* The host's own of a session task's kill(2)-family call: shown as 6.1 shows the call's signal
+ * (delivered, or ignored by the target's handler), sent by nobody here.  What the replay only
+ * infers (a broken pipe's SIGPIPE, an exit's SIGCHLD) is not shown. */
+static notrace void show_host_sent(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
+{
+	if (info->by_call)
+		trace_signal_generate(sig, info, t, group,
+				      prepare_signal(sig, t, false) ? TRACE_SIGNAL_DELIVERED : TRACE_SIGNAL_IGNORED);
+}
+
 static notrace int session_send_signal(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
 {
 	int ret = 0, result = TRACE_SIGNAL_IGNORED;
 
-	if (host_sends_it(info))
+	if (host_sends_it(info)) {
+		show_host_sent(sig, info, t, group);
 		return 0;
+	}
 	if (prepare_signal(sig, t, false)) {
 		result = TRACE_SIGNAL_DELIVERED;
 		if (!session_post_signal(t, sig, group)) {	/* the supervisor fell that far behind */
@@ -487,14 +499,27 @@ static notrace int session_send_signal(int sig, struct sigqueue_info *info, stru
 	return ret;
 }
 
-/* With the siglock held: the host's processes' go to the host, kernel threads ignore them all.
+/*
  * A zombie keeps its pid and handlers until it is reaped: a signal to it is taken and ignored
- * (6.1's prepare_signal(): its group exited), as the host's kill(2) of an unreaped child is. */
+ * (6.1's prepare_signal(): its group exited), as the host's kill(2) of an unreaped child is.
+ * The replay of a session's kill(2) can come after the end of the process it killed (each
+ * task's records are replayed on their own): one that died of that very signal was alive for it.
+ */
+static notrace void signal_zombie(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
+{
+	bool host_call = host_sends_it(info);
+
+	if (host_call && !info->by_call)
+		return;	/* (what the replay only infers) */
+	trace_signal_generate(sig, info, t, group, host_call && (t->exit_code & 0x7f) == sig ?
+			      TRACE_SIGNAL_DELIVERED : TRACE_SIGNAL_IGNORED);
+}
+
+/* With the siglock held: the host's processes' go to the host, kernel threads ignore them all. */
 noinline int send_signal_locked(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
 {
 	if (t->exit_state) {
-		if (!(t->session && host_sends_it(info)))
-			trace_signal_generate(sig, info, t, group, TRACE_SIGNAL_IGNORED);
+		signal_zombie(sig, info, t, group);
 		return 0;
 	}
 	if (t->session)
@@ -829,7 +854,8 @@ static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid
 
 SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 {
-	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid };
+	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid,
+				      .by_call = true };
 
 	if (sig < 0 || sig > _NSIG)
 		return -EINVAL;
@@ -852,7 +878,8 @@ static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigq
 
 static noinline int do_tkill(pid_t tgid, pid_t pid, int sig)
 {
-	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current_cred()->uid };
+	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current_cred()->uid,
+				      .by_call = true };
 
 	return do_send_specific(tgid, pid, sig, &info);
 }
@@ -892,6 +919,8 @@ static __always_inline void sigqueue_info_of(struct sigqueue_info *to, const str
 	to->overrun = kinfo.timer.overrun;
 	to->sys_private = 0;
 	to->value = kinfo.rt.value;
+	to->to_host = false;
+	to->by_call = true;	/* (rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) */
 }
 
 static __always_inline int copy_sigqueue_info_from_user(int sig, struct sigqueue_info *to,
@@ -908,7 +937,8 @@ static __always_inline int copy_sigqueue_info_from_user(int sig, struct sigqueue
 /* ---- pidfd_send_signal: kill(2) through a pidfd, or rt_sigqueueinfo(2) with a siginfo ---- */
 SYSCALL_DEFINE4(pidfd_send_signal, int, pidfd, int, sig, siginfo_t *, info, unsigned int, flags)
 {
-	struct sigqueue_info qinfo = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid };
+	struct sigqueue_info qinfo = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid,
+				       .by_call = true };
 	struct kernel_siginfo kinfo;
 	struct file *file;
 	struct pid *pid;

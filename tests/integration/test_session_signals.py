@@ -26,6 +26,15 @@ def generated(trace: str) -> list[tuple]:
     return [(int(m[1]), int(m[2]), int(m[3]), m[4], int(m[5]), int(m[6]), int(m[7])) for m in GENERATE.finditer(trace)]
 
 
+def run_generating(tmp_path, script: str) -> str:
+    """SCRIPT in a session with signal_generate on, then the trace: the session's output"""
+    result = tracefs_sim("run", "--workload", "none", "-c",
+                         "T=/sys/kernel/tracing; echo 1 > $T/events/signal/signal_generate/enable; "
+                         f"{script}; cat $T/trace", timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
 @pytest.mark.skipif(shutil.which("bpftrace") is None, reason="bpftrace is not installed")
 def test_bpftrace_signal_kills_the_traced_process_on_the_host(tmp_path):
     """signal("KILL") in a tracepoint program (bpf_send_signal, from an irq_work as in 6.1): a
@@ -51,20 +60,29 @@ def test_a_guest_programs_kill_and_tgkill_reach_the_host_process(tmp_path):
     """kill(2) (group) and tgkill(2) (the thread) of a session pid by a guest program, a task of
     the emulated kernel: each session process dies of its signal on the host, and
     signal_generate shows each as kill(2)'s (SI_USER) and tgkill(2)'s (SI_TKILL, -6) are."""
-    script = ("T=/sys/kernel/tracing; echo 1 > $T/events/signal/signal_generate/enable; "
-              "sleep 30 & a=$!; tracefs-sim exec syscall 62 $a 10; wait $a; echo \"a status $? pid $a\"; "
-              "sleep 30 & b=$!; tracefs-sim exec syscall 234 $b $b 15; wait $b; echo \"b status $? pid $b\"; "
-              "cat $T/trace")
-    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
-    assert result.returncode == 0, result.stdout + result.stderr
-    a = re.search(r"a status (\d+) pid (\d+)", result.stdout)
-    b = re.search(r"b status (\d+) pid (\d+)", result.stdout)
-    assert a and int(a[1]) == 128 + signal.SIGUSR1, result.stdout + result.stderr
-    assert b and int(b[1]) == 128 + signal.SIGTERM, result.stdout + result.stderr
-    events = generated(result.stdout)
-    assert (signal.SIGUSR1, 0, 0, "sleep", int(a[2]), 1, 0) in events, result.stdout
-    assert (signal.SIGTERM, 0, -6, "sleep", int(b[2]), 0, 0) in events, result.stdout
+    out = run_generating(tmp_path,
+                         "sleep 30 & a=$!; tracefs-sim exec syscall 62 $a 10; wait $a; echo \"a status $? pid $a\"; "
+                         "sleep 30 & b=$!; tracefs-sim exec syscall 234 $b $b 15; wait $b; echo \"b status $? pid $b\"")
+    a = re.search(r"a status (\d+) pid (\d+)", out)
+    b = re.search(r"b status (\d+) pid (\d+)", out)
+    assert a and int(a[1]) == 128 + signal.SIGUSR1, out
+    assert b and int(b[1]) == 128 + signal.SIGTERM, out
+    events = generated(out)
+    assert (signal.SIGUSR1, 0, 0, "sleep", int(a[2]), 1, 0) in events, out
+    assert (signal.SIGTERM, 0, -6, "sleep", int(b[2]), 0, 0) in events, out
 
+
+def test_a_session_processs_kill_shows_its_signal_as_61_does(tmp_path):
+    """kill(2) of a session process by another: the host sends it, the replay's signal_generate
+    shows it (SI_USER; res 1 for a signal the target ignores, SIG_IGN inherited over exec; none
+    for kill -0)."""
+    out = run_generating(tmp_path,
+                         "sleep 30 & a=$!; kill -USR1 $a; wait $a; "
+                         "trap '' USR2; sleep 30 & b=$!; trap - USR2; kill -USR2 $b; kill -0 $b; kill $b; wait $b; "
+                         "echo \"pids $a $b\"")
+    a, b = map(int, re.search(r"pids (\d+) (\d+)", out).groups())
+    sent = [(sig, code, pid, res) for sig, _, code, _, pid, _, res in generated(out) if pid in (a, b)]
+    assert sent == [(signal.SIGUSR1, 0, a, 0), (signal.SIGUSR2, 0, b, 1), (signal.SIGTERM, 0, b, 0)], out
 
 STUB = r"""
 #include <errno.h>
