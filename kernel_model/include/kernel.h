@@ -320,6 +320,10 @@ struct task_struct {
 	/* a session task's limits (it has no signal_struct): its process's, a copy in each thread
 	 * (kernel/sys.c) */
 	struct rlimit session_rlim[RLIM_NLIMITS];
+	/* a session task that ended: its EXIT record's place in the session ring's order (its
+	 * host process ended between the calls of the records before and after it): exit.c's
+	 * wait of a session parent takes its children in that order */
+	u64 session_exit_seq;
 	/* kernel/sched/core.c's setters: the policy and its parameters (the fair class runs every
 	 * task here: a real-time or deadline policy is kept and reported), and the cpus the task
 	 * may run on (0 until sched_setaffinity: every cpu) */

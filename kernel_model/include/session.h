@@ -18,6 +18,7 @@ struct session_task {
 	bool killed;			/* its process died on the host: it ends at the next chance */
 	bool entered;			/* a call is loaded (or running): no other is taken */
 	struct queued_record *entering;	/* the record of the call loaded, until its sys_enter */
+	u64 call_seq;			/* ... its place in the ring's order */
 	void *scratch[4];		/* the pages its calls' blobs are laid out in */
 	u64 scratch_va;			/* ... where (each thread of an address space has its own) */
 	u64 serving;			/* the serial of the served call it makes, or 0 */

@@ -296,17 +296,48 @@ static noinline long wait_consider_task(struct task_struct *p, pid_t pid, struct
 	return p->pid;
 }
 
+/*
+ * A session task's wait takes the children whose host processes ended in the order they ended
+ * (their EXIT records' places in the ring), as its host call did: the replay of a later end can
+ * come first (each task's records are replayed on their own), and a WNOHANG wait takes none
+ * that ended after the call was made.  With sched_lock held: whether the wait leaves reapable
+ * child p for later; first: the child whose end came first of those it may take.
+ */
+static __always_inline bool session_wait_holds(struct task_struct *p, struct task_struct *first, int options)
+{
+	return current->session && p->session_exit_seq &&
+	       (((options & WNOHANG) && p->session_exit_seq > current->session->call_seq) || (first && p != first));
+}
+
+static __always_inline struct task_struct *session_wait_first(pid_t pid, struct pid *wo_pid, int options)
+{
+	struct task_struct *p, *first = NULL;
+
+	if (!current->session)
+		return NULL;
+	list_for_each_entry(p, &current->children, sibling)
+		if (wait_eligible(p, pid, wo_pid) && reapable(p) && !session_wait_holds(p, NULL, options) &&
+		    p->session_exit_seq && (!first || p->session_exit_seq < first->session_exit_seq))
+			first = p;
+	return first;
+}
+
 /* do_wait_thread(): returns the pid of a reaped child (WNOWAIT: one left as it is), 0 if none
  * exited yet. */
 static __always_inline long wait_consider_children(pid_t pid, struct pid *wo_pid, int *status, uid_t *uid,
 						   bool *any, int options)
 {
-	struct task_struct *p, *n;
+	struct task_struct *p, *n, *first;
 	unsigned long flags;
 	long ret;
 
 	spin_lock_irqsave(&sched_lock, flags);
+	first = session_wait_first(pid, wo_pid, options);
 	list_for_each_entry_safe(p, n, &current->children, sibling) {
+		if (wait_eligible(p, pid, wo_pid) && reapable(p) && session_wait_holds(p, first, options)) {
+			*any = true;	/* (its turn comes later) */
+			continue;
+		}
 		ret = wait_consider_task(p, pid, wo_pid, status, uid, any, options);
 		if (ret) {
 			spin_unlock_irqrestore(&sched_lock, flags);

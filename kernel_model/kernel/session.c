@@ -1113,10 +1113,12 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 			load_syscall(st, regs, rec);
 			st->entered = true;
 			st->entering = q;	/* done with at its sys_enter */
+			st->call_seq = q->seq;
 			continue;
 		} else if (rec->type == SESSION_REC_EXIT) {
 			int status = rec->exit.status;
 
+			current->session_exit_seq = q->seq;
 			retire(q);
 			kfree(q);
 			do_exit(status);
@@ -1412,6 +1414,8 @@ void session_task_exit(struct task_struct *tsk)
 	struct session_task *st = tsk->session;
 	unsigned long flags;
 
+	if (!tsk->session_exit_seq)	/* its exit(2) or exit_group(2): that call's place */
+		tsk->session_exit_seq = st->call_seq;
 	release_scratch(tsk);	/* a thread's slot, for the next */
 	if (st->serving_nowait) {	/* a /dev/kmsg read loaded, never made */
 		st->serving_nowait->f_flags &= ~O_NONBLOCK;

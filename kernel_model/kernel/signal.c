@@ -502,23 +502,25 @@ static notrace int session_send_signal(int sig, struct sigqueue_info *info, stru
 /*
  * A zombie keeps its pid and handlers until it is reaped: a signal to it is taken and ignored
  * (6.1's prepare_signal(): its group exited), as the host's kill(2) of an unreaped child is.
- * The replay of a session's kill(2) can come after the end of the process it killed (each
- * task's records are replayed on their own): one that died of that very signal was alive for it.
+ * The replay of a session's kill(2) can come after (or during) the end of the process it
+ * killed (each task's records are replayed on their own): one whose end came after the call in
+ * the ring's order was alive for it.
  */
 static notrace void signal_zombie(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
 {
-	bool host_call = host_sends_it(info);
+	bool host_call = host_sends_it(info), alive = false;
 
 	if (host_call && !info->by_call)
 		return;	/* (what the replay only infers) */
-	trace_signal_generate(sig, info, t, group, host_call && (t->exit_code & 0x7f) == sig ?
-			      TRACE_SIGNAL_DELIVERED : TRACE_SIGNAL_IGNORED);
+	if (host_call && current->session)
+		alive = t->session_exit_seq > current->session->call_seq && prepare_signal(sig, t, false);
+	trace_signal_generate(sig, info, t, group, alive ? TRACE_SIGNAL_DELIVERED : TRACE_SIGNAL_IGNORED);
 }
 
 /* With the siglock held: the host's processes' go to the host, kernel threads ignore them all. */
 noinline int send_signal_locked(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
 {
-	if (t->exit_state) {
+	if (t->exit_state || t->session_exit_seq) {	/* (the second: a session task in do_exit) */
 		signal_zombie(sig, info, t, group);
 		return 0;
 	}

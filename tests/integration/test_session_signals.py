@@ -75,14 +75,19 @@ def test_a_guest_programs_kill_and_tgkill_reach_the_host_process(tmp_path):
 def test_a_session_processs_kill_shows_its_signal_as_61_does(tmp_path):
     """kill(2) of a session process by another: the host sends it, the replay's signal_generate
     shows it (SI_USER; res 1 for a signal the target ignores, SIG_IGN inherited over exec; none
-    for kill -0)."""
+    for kill -0), and each kill returns 0 in the kernel as on the host.  The `sleep 0.5` ends
+    first, and the shell's SIGCHLD handler reaps it (waitpid WNOHANG) before the kills: its
+    replay must reap that child, not b, whose end (of the SIGTERM) the replay may have seen
+    already."""
     out = run_generating(tmp_path,
+                         "echo 1 > $T/events/syscalls/sys_exit_kill/enable; "
                          "sleep 30 & a=$!; kill -USR1 $a; wait $a; "
-                         "trap '' USR2; sleep 30 & b=$!; trap - USR2; kill -USR2 $b; kill -0 $b; kill $b; wait $b; "
+                         "(trap '' USR2; exec sleep 30) & b=$!; sleep 0.5; kill -USR2 $b; kill -0 $b; kill $b; wait $b; "
                          "echo \"pids $a $b\"")
     a, b = map(int, re.search(r"pids (\d+) (\d+)", out).groups())
     sent = [(sig, code, pid, res) for sig, _, code, _, pid, _, res in generated(out) if pid in (a, b)]
     assert sent == [(signal.SIGUSR1, 0, a, 0), (signal.SIGUSR2, 0, b, 1), (signal.SIGTERM, 0, b, 0)], out
+    assert re.findall(r"sys_kill -> (0x\w+)$", out, re.M) == ["0x0"] * 4, out
 
 STUB = r"""
 #include <errno.h>
