@@ -50,30 +50,6 @@ SYSCALL_DEFINE1(shmdt, char *, shmaddr)
 	return sys_ni_syscall();
 }
 
-/* ipc/msg.c */
-SYSCALL_DEFINE2(msgget, key_t, key, int, msgflg)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/msg.c */
-SYSCALL_DEFINE4(msgsnd, int, msqid, struct msgbuf *, msgp, size_t, msgsz, int, msgflg)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/msg.c */
-SYSCALL_DEFINE5(msgrcv, int, msqid, struct msgbuf *, msgp, size_t, msgsz, long, msgtyp, int, msgflg)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/msg.c */
-SYSCALL_DEFINE3(msgctl, int, msqid, int, cmd, struct msqid_ds *, buf)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/ptrace.c */
 SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned long, data)
 {

@@ -1,0 +1,108 @@
+"""System V message queues in the emulated kernel (kernel_model/ipc/): a static program
+(kernel_model/user/static/ipctest.c, musl where installed) runs each case and prints what it
+saw; the expected lines are what the same binary printed on the reference Linux 6.1
+(real-tracefs)."""
+import pytest
+
+
+@pytest.fixture(scope="module")
+def machine(vmlinux):
+    from tracefs_sim.machine import Machine, MachineOptions
+    m = Machine(MachineOptions(kernel_image=vmlinux, cpus=2, workload="none"))
+    m.start()
+    yield m
+    m.stop()
+
+
+def run(run_program, machine, case):
+    status, out = run_program(machine, ["ipctest", case], timeout=120.0)
+    assert status == 0, out
+    return out.decode().splitlines()
+
+
+def test_msg_calls_their_errors_and_permissions_as_6_1(machine, run_program):
+    # ids: a key's queue, IPC_PRIVATE's new ones, a removed queue's id not given again;
+    # receive by type (0, > 0, < 0, MSG_EXCEPT, MSG_COPY), E2BIG and MSG_NOERROR; IPC_STAT,
+    # IPC_INFO, MSG_INFO, MSG_STAT; another user's EACCES and EPERM; IPC_SET, IPC_RMID
+    assert run(run_program, machine, "msg") == [
+        'msgget of a key not in use: ENOENT',
+        'msgget IPC_CREAT: ok',
+        'msgget IPC_CREAT|IPC_EXCL again: EEXIST',
+        'msgget again: same id 1',
+        'msgget IPC_PRIVATE: new id 1',
+        'msgget IPC_PRIVATE again: new id 1',
+        'msgsnd type 0: EINVAL',
+        'msgsnd 8193 bytes: EINVAL',
+        'msgsnd id -1: EINVAL',
+        'msgsnd no such id: EINVAL',
+        'msgsnd bad address: EFAULT',
+        'msgrcv id -1: EINVAL',
+        'msgrcv empty IPC_NOWAIT: ENOMSG',
+        'msgrcv MSG_COPY without IPC_NOWAIT: EINVAL',
+        'msgsnd type 3: ok',
+        'msgsnd type 1: ok',
+        'msgsnd type 2: ok',
+        'msgsnd type 5: ok',
+        'msgsnd type 1 again: ok',
+        'IPC_STAT: ret=0 qnum=5 cbytes=18 qbytes=16384 mode=600 key=0x1c0ffee lspid=1 lrpid=0 stime>0=1',
+        'msgrcv MSG_COPY 1: type=1 text=one',
+        'msgrcv MSG_COPY 9: ENOMSG',
+        'msgrcv type -2: type=1 text=one',
+        'msgrcv type 5: type=5 text=five',
+        'msgrcv type 3 MSG_EXCEPT: type=2 text=two',
+        'msgrcv type 4 IPC_NOWAIT: ENOMSG',
+        'msgrcv type 0: type=3 text=three',
+        'msgrcv type -100: type=1 text=uno',
+        'msgsnd 11 bytes: ok',
+        'msgrcv into 5 bytes: E2BIG',
+        'msgrcv into 5 bytes MSG_NOERROR: type=7 text=hello',
+        'IPC_STAT: qnum=0 cbytes=0 lrpid=1 rtime>0=1',
+        'msgsnd for MSG_INFO: ok',
+        'IPC_INFO: ret>=0=1 msgpool=512000 msgmap=16384 msgmax=8192 msgmnb=16384 msgmni=32000 msgssz=16 msgtql=16384 msgseg=65535',
+        'MSG_INFO: ret>=0=1 queues=3 messages=1 bytes=4',
+        'MSG_STAT of its index: its id 1',
+        'msgctl bad command: EINVAL',
+        'msgctl IPC_STAT bad address: EFAULT',
+        'other user: msgget asking for 0600: EACCES',
+        'other user: msgget asking for nothing: ok',
+        'other user: msgsnd: EACCES',
+        'other user: msgrcv: EACCES',
+        'other user: IPC_STAT: EACCES',
+        'other user: IPC_SET: EPERM',
+        'other user: IPC_RMID: EPERM',
+        'IPC_SET mode 0666 qbytes 100: ok',
+        'IPC_STAT: mode=666 qbytes=100 ctime>0=1',
+        'msgsnd past qbytes IPC_NOWAIT: EAGAIN',
+        'other user: msgget asking for 0600: ok',
+        'other user: msgget asking for nothing: ok',
+        'other user: msgsnd: ok',
+        'other user: msgrcv: type=1 text=abcd',
+        'other user: IPC_STAT: ok',
+        'other user: IPC_SET: EPERM',
+        'other user: IPC_RMID: EPERM',
+        'IPC_RMID: ok',
+        'msgsnd to the removed queue: EINVAL',
+        'msgget of the key again: a new id 1, the same index 0',
+    ]
+
+
+def test_msg_sleepers_are_woken_by_the_other_side_by_rmid_and_by_signals(machine, run_program):
+    assert run(run_program, machine, "msgblock") == [
+        'child asleep: 1',
+        'child: msgrcv woken by a send: type=2 text=for the child',
+        'msgsnd type 1: ok',
+        'msgsnd type 2: ok',
+        'msgrcv the type 1 left: type=1 text=not this one',
+        'msgsnd 8192 bytes: ok',
+        'msgsnd 8192 bytes again: ok',
+        'msgsnd to a full queue IPC_NOWAIT: EAGAIN',
+        'child asleep: 1',
+        'child: msgsnd woken by a receive: ok',
+        'msgrcv: 8192 bytes',
+        "msgrcv the child's: type=3 text=in",
+        'child asleep: 1',
+        'child: msgrcv with a signal: EINTR',
+        'child asleep again: 1',
+        'child: msgrcv with IPC_RMID: EIDRM',
+        'IPC_RMID: ok',
+    ]
