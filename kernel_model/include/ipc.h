@@ -41,6 +41,7 @@
 /* the errnos only IPC answers (include/uapi/asm-generic/errno.h) */
 #define ENOMSG	42	/* no message of the type asked for */
 #define EIDRM	43	/* the object was removed */
+#define EFBIG	27	/* semop: a semaphore number past the array's */
 
 /* an object's owner, mode and id (include/linux/ipc.h); deleted once IPC_RMID took it out of
  * its ids (sleepers on it then answer EIDRM); refcount: its ids' and each sleeper's */
@@ -150,5 +151,6 @@ struct msg_msg {
 struct msg_msg *load_msg(const void *src, size_t len);
 int store_msg(void *dest, struct msg_msg *msg, size_t len);
 void free_msg(struct msg_msg *msg);
+int copy_semundo(unsigned long clone_flags, struct task_struct *tsk);
 void exit_sem(struct task_struct *tsk);
 #endif

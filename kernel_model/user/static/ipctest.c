@@ -297,6 +297,218 @@ static int msg_blocking(void)
 	return 0;
 }
 
+static long semget_(key_t key, int n, int flg) { return syscall(SYS_semget, key, n, flg); }
+static long semctl_(int id, int num, int cmd, unsigned long arg) { return syscall(SYS_semctl, id, num, cmd, arg); }
+
+/* one operation (IPC_NOWAIT and SEM_UNDO as flags) */
+static long semop1(int id, int num, int op, int flg)
+{
+	struct sembuf sb = { .sem_num = num, .sem_op = op, .sem_flg = flg };
+
+	return syscall(SYS_semop, id, &sb, 1);
+}
+
+static void show_all(const char *what, int id, int n)
+{
+	unsigned short v[8];
+
+	if (semctl_(id, 0, GETALL, (unsigned long)v) < 0) {
+		printf("%s: %s\n", what, errname(errno));
+		return;
+	}
+	printf("%s:", what);
+	for (int i = 0; i < n; i++)
+		printf(" %d", v[i]);
+	printf("\n");
+}
+
+static void sem_as_other_user(int id, key_t key)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct semid_ds ds;
+
+		if (setgid(1000) || setuid(1000))
+			_exit(1);
+		ok("other user: semget asking for 0600", semget_(key, 0, 0600));
+		ok("other user: semget asking for nothing", semget_(key, 0, 0));
+		ok("other user: semop", semop1(id, 0, 1, 0));
+		ok("other user: wait for zero", semop1(id, 0, 0, IPC_NOWAIT));
+		ok("other user: GETVAL", semctl_(id, 0, GETVAL, 0));
+		ok("other user: SETVAL", semctl_(id, 0, SETVAL, 1));
+		ok("other user: IPC_STAT", semctl_(id, 0, IPC_STAT, (unsigned long)&ds));
+		ok("other user: IPC_RMID", semctl_(id, 0, IPC_RMID, 0));
+		_exit(0);
+	}
+	child_status(pid);
+}
+
+static int sem_basics(void)
+{
+	key_t key = 0x5e3a;
+	struct sembuf ops[501];
+	struct semid_ds ds;
+	struct seminfo info;
+	struct timespec ts;
+	unsigned short vals[3] = { 1, 2, 3 };
+	long id, ret;
+	pid_t pid;
+
+	show("semget of a key not in use", semget_(key, 3, 0600));
+	show("semget of 0 semaphores", semget_(IPC_PRIVATE, 0, 0600));
+	show("semget of -1 semaphores", semget_(key, -1, IPC_CREAT | 0600));
+	show("semget of 32001 semaphores", semget_(key, 32001, IPC_CREAT | 0600));
+	id = semget_(key, 3, IPC_CREAT | 0600);
+	printf("semget IPC_CREAT of 3: %s\n", id >= 0 ? "ok" : errname(errno));
+	show("semget of 4 of it", semget_(key, 4, 0));
+	printf("semget of 2 of it: same id %d\n", semget_(key, 2, 0) == id);
+	printf("semget of 0 of it: same id %d\n", semget_(key, 0, 0) == id);
+	show("semget IPC_CREAT|IPC_EXCL again", semget_(key, 3, IPC_CREAT | IPC_EXCL | 0600));
+
+	memset(ops, 0, sizeof(ops));
+	ok("semop of 0 operations", syscall(SYS_semop, id, ops, 0));
+	ok("semop of 501 operations", syscall(SYS_semop, id, ops, 501));
+	ok("semop of semaphore 3", semop1(id, 3, 1, 0));
+	ok("semop id -1", semop1(-1, 0, 1, 0));
+	ok("semop no such id", semop1(id + 1000, 0, 1, 0));
+	ok("semop bad address", syscall(SYS_semop, id, (void *)8, 1));
+	ok("semop -1 of 0 IPC_NOWAIT", semop1(id, 0, -1, IPC_NOWAIT));
+	ok("semop wait for zero of 0", semop1(id, 0, 0, 0));
+	ok("semop +32767", semop1(id, 0, 32767, 0));
+	ok("semop +1 past SEMVMX", semop1(id, 0, 1, 0));
+	ok("SETVAL 5", semctl_(id, 0, SETVAL, 5));
+	show("GETVAL", semctl_(id, 0, GETVAL, 0));
+	ok("SETVAL -1", semctl_(id, 0, SETVAL, -1));
+	ok("SETVAL 32768", semctl_(id, 0, SETVAL, 32768));
+	ok("SETVAL of semaphore 3", semctl_(id, 3, SETVAL, 1));
+	ok("GETVAL of semaphore -1", semctl_(id, -1, GETVAL, 0));
+	ok("SETALL 1 2 3", semctl_(id, 0, SETALL, (unsigned long)vals));
+	show_all("GETALL", id, 3);
+	ops[0] = (struct sembuf){ .sem_num = 0, .sem_op = -1 };
+	ops[1] = (struct sembuf){ .sem_num = 1, .sem_op = 1 };
+	ok("semop 0:-1 1:+1", syscall(SYS_semop, id, ops, 2));
+	show_all("GETALL", id, 3);
+	ops[0] = (struct sembuf){ .sem_num = 2, .sem_op = -1 };
+	ops[1] = (struct sembuf){ .sem_num = 1, .sem_op = -4, .sem_flg = IPC_NOWAIT };
+	ok("semop 2:-1 1:-4 IPC_NOWAIT", syscall(SYS_semop, id, ops, 2));
+	show_all("GETALL (nothing done)", id, 3);
+	ops[0] = (struct sembuf){ .sem_num = 2, .sem_op = 1 };
+	ops[1] = (struct sembuf){ .sem_num = 2, .sem_op = -4 };
+	ok("semop 2:+1 2:-4 (the same semaphore)", syscall(SYS_semop, id, ops, 2));
+	show_all("GETALL", id, 3);
+	printf("GETPID: ours %d\n", semctl_(id, 2, GETPID, 0) == getpid());
+	show("GETNCNT", semctl_(id, 0, GETNCNT, 0));
+	show("GETZCNT", semctl_(id, 0, GETZCNT, 0));
+	ts = (struct timespec){ 0, 10000000 };
+	ok("semtimedop -1 of 0 for 10 ms", syscall(SYS_semtimedop, id, &(struct sembuf){ 0, -1, 0 }, 1, &ts));
+	ts = (struct timespec){ 0, 1000000000 };
+	ok("semtimedop tv_nsec 1e9", syscall(SYS_semtimedop, id, &(struct sembuf){ 0, -1, 0 }, 1, &ts));
+
+	memset(&ds, 0, sizeof(ds));
+	ret = semctl_(id, 0, IPC_STAT, (unsigned long)&ds);
+	printf("IPC_STAT: ret=%ld nsems=%lu mode=%o key=%#x otime>0=%d ctime>0=%d\n", ret,
+	       (unsigned long)ds.sem_nsems, ds.sem_perm.mode, ds.sem_perm.__key, ds.sem_otime > 0, ds.sem_ctime > 0);
+	ret = semctl_(0, 0, IPC_INFO, (unsigned long)&info);
+	printf("IPC_INFO: ret>=0=%d semmap=%d semmni=%d semmns=%d semmnu=%d semmsl=%d semopm=%d semume=%d semusz=%d semvmx=%d semaem=%d\n",
+	       ret >= 0, info.semmap, info.semmni, info.semmns, info.semmnu, info.semmsl, info.semopm, info.semume,
+	       info.semusz, info.semvmx, info.semaem);
+	ret = semctl_(0, 0, SEM_INFO, (unsigned long)&info);
+	printf("SEM_INFO: ret>=0=%d arrays=%d semaphores=%d\n", ret >= 0, info.semusz, info.semaem);
+	printf("SEM_STAT of its index: its id %d\n", semctl_(id & 0x7fff, 0, SEM_STAT, (unsigned long)&ds) == id);
+	ok("semctl bad command", semctl_(id, 0, 99, 0));
+
+	/* SEM_UNDO: a child's adjustments undone when it exits */
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		ok("child: semop 0:+2 SEM_UNDO", semop1(id, 0, 2, SEM_UNDO));
+		ok("child: semop 1:-1 SEM_UNDO", semop1(id, 1, -1, SEM_UNDO));
+		show_all("child: GETALL", id, 3);
+		_exit(0);
+	}
+	child_status(pid);
+	show_all("GETALL after the child's exit", id, 3);
+	ok("semop 0:+3 SEM_UNDO", semop1(id, 0, 3, SEM_UNDO));
+	ok("SETVAL 0 1 (clears its adjustment)", semctl_(id, 0, SETVAL, 1));
+	ok("semop 1:+1 SEM_UNDO", semop1(id, 1, 1, SEM_UNDO));
+	ok("semop 0:-32768 SEM_UNDO", semop1(id, 0, -32768, SEM_UNDO | IPC_NOWAIT));
+	ok("unshare CLONE_SYSVSEM (applies them)", syscall(SYS_unshare, 0x00040000));
+	show_all("GETALL", id, 3);
+
+	sem_as_other_user(id, key);
+	semctl_(id, 0, IPC_STAT, (unsigned long)&ds);
+	ds.sem_perm.mode = 0644;
+	ok("IPC_SET mode 0644", semctl_(id, 0, IPC_SET, (unsigned long)&ds));
+	sem_as_other_user(id, key);
+	ok("IPC_RMID", semctl_(id, 0, IPC_RMID, 0));
+	ok("semop on the removed array", semop1(id, 0, 1, 0));
+	ok("GETVAL on the removed array", semctl_(id, 0, GETVAL, 0));
+	return 0;
+}
+
+/* Sleeping semops: woken by a semop, by SETVAL, by IPC_RMID (EIDRM), by a signal (EINTR, even
+ * with SA_RESTART: semop is never restarted) */
+static int sem_blocking(void)
+{
+	int id = semget_(IPC_PRIVATE, 2, 0600), fds[2];
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+	long r1, r2, r3, r4;
+	pid_t pid;
+	char c;
+
+	pid = fork();
+	if (pid == 0) {
+		ok("child: semop 0:-2 woken by semops", semop1(id, 0, -2, 0));
+		_exit(0);
+	}
+	printf("child asleep: %d\n", wait_asleep(pid));
+	r1 = semctl_(id, 0, GETNCNT, 0);
+	r2 = semop1(id, 0, 1, 0);
+	r3 = semctl_(id, 0, GETNCNT, 0);
+	r4 = semop1(id, 0, 1, 0);
+	child_status(pid);
+	show("GETNCNT", r1);
+	ok("semop 0:+1", r2);
+	show("GETNCNT still", r3);
+	ok("semop 0:+1", r4);
+	show_all("GETALL", id, 2);
+
+	ok("SETVAL 1 1", semctl_(id, 1, SETVAL, 1));
+	pid = fork();
+	if (pid == 0) {
+		ok("child: wait for zero woken by SETVAL", semop1(id, 1, 0, 0));
+		_exit(0);
+	}
+	printf("child asleep: %d\n", wait_asleep(pid));
+	r1 = semctl_(id, 1, GETZCNT, 0);
+	r2 = semctl_(id, 1, SETVAL, 0);
+	child_status(pid);
+	show("GETZCNT", r1);
+	ok("SETVAL 1 0", r2);
+
+	if (pipe(fds))
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		sigaction(SIGUSR1, &sa, NULL);
+		ok("child: semop with a signal", semop1(id, 0, -1, 0));
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		ok("child: semop with IPC_RMID", semop1(id, 0, -1, 0));
+		_exit(0);
+	}
+	printf("child asleep: %d\n", wait_asleep(pid));
+	kill(pid, SIGUSR1);
+	if (read(fds[0], &c, 1) != 1)
+		return 1;
+	printf("child asleep again: %d\n", wait_asleep(pid));
+	r1 = semctl_(id, 0, IPC_RMID, 0);
+	child_status(pid);
+	ok("IPC_RMID", r1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -304,6 +516,10 @@ int main(int argc, char **argv)
 		return msg_basics();
 	if (argc == 2 && !strcmp(argv[1], "msgblock"))
 		return msg_blocking();
-	fprintf(stderr, "usage: ipctest msg|msgblock\n");
+	if (argc == 2 && !strcmp(argv[1], "sem"))
+		return sem_basics();
+	if (argc == 2 && !strcmp(argv[1], "semblock"))
+		return sem_blocking();
+	fprintf(stderr, "usage: ipctest msg|msgblock|sem|semblock\n");
 	return 2;
 }
