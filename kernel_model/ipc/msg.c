@@ -362,16 +362,38 @@ out:
 	return err;
 }
 
-noinline long ksys_msgsnd(int msqid, struct msgbuf *msgp, size_t msgsz, int msgflg)
+/* get_user() of a long: its value or -EFAULT, returned in registers (a local whose address
+ * were taken would keep the entry from jumping to do_msgsnd) */
+struct user_long {
+	long val;
+	int err;
+};
+static noinline notrace struct user_long get_user_long(const long *uptr)
 {
-	long mtype;
+	struct user_long r = { 0, 0 };
+
+	if (copy_from_user(&r.val, uptr, sizeof(r.val)))
+		r.err = -EFAULT;
+	return r;
+}
+
+static inline long ksys_msgsnd(int msqid, struct msgbuf *msgp, size_t msgsz, int msgflg)
+{
+	struct user_long mtype;
 
 	if (current->session)	/* a session's process keeps the host's IPC */
 		return -ENOSYS;
-	if (copy_from_user(&mtype, &msgp->mtype, sizeof(mtype)))
-		return -EFAULT;
-	return do_msgsnd(msqid, mtype, msgp->mtext, msgsz, msgflg);
+	mtype = get_user_long(&msgp->mtype);
+	if (mtype.err)
+		return mtype.err;
+	return do_msgsnd(msqid, mtype.val, msgp->mtext, msgsz, msgflg);
 }
+
+/* 6.1's x86-64 entries inline ksys_msgsnd and ksys_msgrcv (their out-of-line copies serve the
+ * compat ipc(2) multiplexer, not modelled) and jump to do_msgsnd and do_msgrcv: a function
+ * trace names their caller do_syscall_64 */
+long __x64_sys_msgsnd(const struct pt_regs *regs) __attribute__((optimize("optimize-sibling-calls")));
+long __x64_sys_msgrcv(const struct pt_regs *regs) __attribute__((optimize("optimize-sibling-calls")));
 
 SYSCALL_DEFINE4(msgsnd, int, msqid, struct msgbuf *, msgp, size_t, msgsz, int, msgflg)
 {
@@ -526,7 +548,7 @@ out:
 	return bufsz;
 }
 
-noinline long ksys_msgrcv(int msqid, struct msgbuf *msgp, size_t msgsz, long msgtyp, int msgflg)
+static inline long ksys_msgrcv(int msqid, struct msgbuf *msgp, size_t msgsz, long msgtyp, int msgflg)
 {
 	if (current->session)	/* a session's process keeps the host's IPC */
 		return -ENOSYS;
