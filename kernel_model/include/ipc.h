@@ -151,6 +151,11 @@ struct msg_msg {
 struct msg_msg *load_msg(const void *src, size_t len);
 int store_msg(void *dest, struct msg_msg *msg, size_t len);
 void free_msg(struct msg_msg *msg);
+/* /proc/sysvipc/'s line of an object (ipc/proc.c walks them) */
+struct seq_file;
+int sysvipc_msg_proc_show(struct seq_file *s, void *it);
+int sysvipc_sem_proc_show(struct seq_file *s, void *it);
+
 int copy_semundo(unsigned long clone_flags, struct task_struct *tsk);
 void exit_sem(struct task_struct *tsk);
 #endif

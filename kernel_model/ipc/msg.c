@@ -14,6 +14,7 @@
 #include "../include/signal.h"
 #include "../include/timer.h"
 #include "../include/syscalls.h"
+#include "../include/fs.h"
 
 #define MSG_STAT	11
 #define MSG_INFO	12
@@ -558,4 +559,16 @@ static inline long ksys_msgrcv(int msqid, struct msgbuf *msgp, size_t msgsz, lon
 SYSCALL_DEFINE5(msgrcv, int, msqid, struct msgbuf *, msgp, size_t, msgsz, long, msgtyp, int, msgflg)
 {
 	return ksys_msgrcv(msqid, msgp, msgsz, msgtyp, msgflg);
+}
+
+/* /proc/sysvipc/msg's line of a queue */
+noinline int sysvipc_msg_proc_show(struct seq_file *s, void *it)
+{
+	struct kern_ipc_perm *ipcp = it;
+	struct msg_queue *msq = container_of(ipcp, struct msg_queue, q_perm);
+
+	seq_printf(s, "%10d %10d  %4o  %10lu %10lu %5u %5u %5u %5u %5u %5u %10llu %10llu %10llu\n",
+		   ipcp->key, ipcp->id, ipcp->mode, msq->q_cbytes, msq->q_qnum, msq->q_lspid, msq->q_lrpid,
+		   ipcp->uid, ipcp->gid, ipcp->cuid, ipcp->cgid, msq->q_stime, msq->q_rtime, msq->q_ctime);
+	return 0;
 }

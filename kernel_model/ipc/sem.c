@@ -17,6 +17,7 @@
 #include "../include/signal.h"
 #include "../include/timer.h"
 #include "../include/syscalls.h"
+#include "../include/fs.h"
 
 /* include/uapi/linux/sem.h */
 #define SEM_UNDO	0x1000
@@ -823,4 +824,16 @@ noinline void exit_sem(struct task_struct *tsk)
 	kfree(ulp);
 out:
 	up_write(&sem_ids(ns).rwsem);
+}
+
+/* /proc/sysvipc/sem's line of an array */
+noinline int sysvipc_sem_proc_show(struct seq_file *s, void *it)
+{
+	struct kern_ipc_perm *ipcp = it;
+	struct sem_array *sma = container_of(ipcp, struct sem_array, sem_perm);
+
+	seq_printf(s, "%10d %10d  %4o %10u %5u %5u %5u %5u %10llu %10llu\n",
+		   ipcp->key, ipcp->id, ipcp->mode, sma->sem_nsems, ipcp->uid, ipcp->gid, ipcp->cuid, ipcp->cgid,
+		   get_semotime(sma), sma->sem_ctime);
+	return 0;
 }

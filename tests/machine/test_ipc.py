@@ -209,3 +209,13 @@ def test_sem_sleepers_are_woken_by_semop_setval_rmid_and_signals(machine, run_pr
         'child: semop with IPC_RMID: EIDRM',
         'IPC_RMID: ok',
     ]
+
+
+def test_proc_sysvipc_lists_the_queues_and_arrays_in_6_1s_format(machine, run_program):
+    # (the line widths too: 6.1's fixed columns)
+    assert run(run_program, machine, "proc") == [
+        '       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime',
+        'msg: key=30583 ours=1 mode=640 cbytes=12 qnum=1 lspid ours=1 lrpid=0 ids=0 0 0 0 stime>0=1 rtime=0 ctime>0=1 width=120',
+        '       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime',
+        'sem: key=34952 ours=1 mode=604 nsems=4 ids=0 0 0 0 otime>0=1 ctime>0=1 width=85',
+    ]

@@ -509,6 +509,51 @@ static int sem_blocking(void)
 	return 0;
 }
 
+/* /proc/sysvipc/msg and sem: the header, and each line with the pids and times as flags */
+static int sysvipc_proc(void)
+{
+	int mid = msgget_(0x7777, IPC_CREAT | 0640), sid = semget_(0x8888, 4, IPC_CREAT | 0604);
+	char line[512];
+	FILE *f;
+
+	send(mid, 1, "twelve bytes", 0);
+	semop1(sid, 2, 1, 0);
+	f = fopen("/proc/sysvipc/msg", "r");
+	if (!f)
+		return 1;
+	if (fgets(line, sizeof(line), f))
+		fputs(line, stdout);
+	while (fgets(line, sizeof(line), f)) {
+		long key, id, cbytes, qnum, lspid, lrpid, uid, gid, cuid, cgid, st, rt, ct;
+		unsigned int mode;
+
+		if (sscanf(line, "%ld %ld %o %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld", &key, &id, &mode, &cbytes,
+			   &qnum, &lspid, &lrpid, &uid, &gid, &cuid, &cgid, &st, &rt, &ct) == 14 && id == mid)
+			printf("msg: key=%ld ours=%d mode=%o cbytes=%ld qnum=%ld lspid ours=%d lrpid=%ld ids=%ld %ld %ld %ld stime>0=%d rtime=%ld ctime>0=%d width=%zu\n",
+			       key, id == mid, mode, cbytes, qnum, lspid == getpid(), lrpid, uid, gid, cuid, cgid, st > 0,
+			       rt, ct > 0, strlen(line));
+	}
+	fclose(f);
+	f = fopen("/proc/sysvipc/sem", "r");
+	if (!f)
+		return 1;
+	if (fgets(line, sizeof(line), f))
+		fputs(line, stdout);
+	while (fgets(line, sizeof(line), f)) {
+		long key, id, nsems, uid, gid, cuid, cgid, ot, ct;
+		unsigned int mode;
+
+		if (sscanf(line, "%ld %ld %o %ld %ld %ld %ld %ld %ld %ld", &key, &id, &mode, &nsems, &uid, &gid, &cuid,
+			   &cgid, &ot, &ct) == 10 && id == sid)
+			printf("sem: key=%ld ours=%d mode=%o nsems=%ld ids=%ld %ld %ld %ld otime>0=%d ctime>0=%d width=%zu\n",
+			       key, id == sid, mode, nsems, uid, gid, cuid, cgid, ot > 0, ct > 0, strlen(line));
+	}
+	fclose(f);
+	msgctl_(mid, IPC_RMID, NULL);
+	semctl_(sid, 0, IPC_RMID, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -520,6 +565,8 @@ int main(int argc, char **argv)
 		return sem_basics();
 	if (argc == 2 && !strcmp(argv[1], "semblock"))
 		return sem_blocking();
-	fprintf(stderr, "usage: ipctest msg|msgblock|sem|semblock\n");
+	if (argc == 2 && !strcmp(argv[1], "proc"))
+		return sysvipc_proc();
+	fprintf(stderr, "usage: ipctest msg|msgblock|sem|semblock|proc\n");
 	return 2;
 }
