@@ -55,6 +55,7 @@ struct kern_ipc_perm {
 	kgid_t cgid;
 	umode_t mode;
 	unsigned long seq;
+	struct rcu_head rcu;	/* its freeing, after a grace period */
 	int refcount;
 };
 
@@ -137,7 +138,7 @@ static inline int ipc_get_maxidx(struct ipc_ids *ids)
 		return IPCMNI_DEFAULT - 1;
 	return ids->max_idx;
 }
-void ipc_rcu_putref(struct kern_ipc_perm *ipcp, void (*func)(struct kern_ipc_perm *));
+void ipc_rcu_putref(struct kern_ipc_perm *ipcp, void (*func)(struct rcu_head *head));
 int ipc_wait(struct wait_queue_head *wq, struct ipc_ids *ids, unsigned long *gen);
 
 /* a message (include/linux/msg.h): its text follows it, in one allocation (6.1 chains

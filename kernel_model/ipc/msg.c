@@ -82,9 +82,9 @@ static inline void msq_changed(struct msg_queue *msq)
 	wake_up_interruptible_all(&msq->wait);
 }
 
-noinline void msg_rcu_free(struct kern_ipc_perm *p)
+noinline void msg_rcu_free(struct rcu_head *head)
 {
-	kfree(container_of(p, struct msg_queue, q_perm));
+	kfree(container_of(head, struct msg_queue, q_perm.rcu));
 }
 
 /* msgget's new queue: mode from the flags, msgmnb bytes at most; the caller holds the rwsem */
@@ -109,7 +109,7 @@ noinline int newque(struct ipc_namespace *ns, struct ipc_params *params)
 	return msq->q_perm.id;
 }
 
-noinline long ksys_msgget(key_t key, int msgflg)
+static inline long ksys_msgget(key_t key, int msgflg)
 {
 	static const struct ipc_ops msg_ops = { .getnew = newque };
 	struct ipc_params msg_params = { .key = key, .flg = msgflg };
@@ -390,9 +390,9 @@ static inline long ksys_msgsnd(int msqid, struct msgbuf *msgp, size_t msgsz, int
 	return do_msgsnd(msqid, mtype.val, msgp->mtext, msgsz, msgflg);
 }
 
-/* 6.1's x86-64 entries inline ksys_msgsnd and ksys_msgrcv (their out-of-line copies serve the
- * compat ipc(2) multiplexer, not modelled) and jump to do_msgsnd and do_msgrcv: a function
- * trace names their caller do_syscall_64 */
+/* 6.1's x86-64 entries inline ksys_msgget, ksys_msgsnd and ksys_msgrcv (their out-of-line
+ * copies serve the compat ipc(2) multiplexer, not modelled) and jump to do_msgsnd and
+ * do_msgrcv: a function trace names their caller do_syscall_64 */
 long __x64_sys_msgsnd(const struct pt_regs *regs) __attribute__((optimize("optimize-sibling-calls")));
 long __x64_sys_msgrcv(const struct pt_regs *regs) __attribute__((optimize("optimize-sibling-calls")));
 
@@ -457,17 +457,12 @@ static inline struct msg_msg *find_msg(struct msg_queue *msq, long *msgtyp, int 
 	return found ?: ERR_PTR(-EAGAIN);
 }
 
-/* MSG_COPY's copy of a message, which stays queued: -EINVAL when it does not fit the
- * receiver's buffer (at most msgmax) */
-noinline struct msg_msg *copy_msg(struct msg_msg *src, size_t bufsz)
+/* MSG_COPY's copy of a message, which stays queued, into the one prepared from the receiver's
+ * buffer (at most msgmax): -EINVAL when it does not fit */
+noinline struct msg_msg *copy_msg(struct msg_msg *src, struct msg_msg *dst)
 {
-	struct msg_msg *dst;
-
-	if (bufsz < src->m_ts)
+	if (src->m_ts > dst->m_ts)
 		return ERR_PTR(-EINVAL);
-	dst = kmalloc(sizeof(*dst) + src->m_ts, GFP_KERNEL);
-	if (!dst)
-		return ERR_PTR(-ENOMEM);
 	dst->m_type = src->m_type;
 	dst->m_ts = src->m_ts;
 	memcpy(dst->m_text, src->m_text, src->m_ts);
@@ -491,14 +486,20 @@ noinline long do_msgrcv(int msqid, void *buf, size_t bufsz, long msgtyp, int msg
 			long (*msg_handler)(void *, struct msg_msg *, size_t))
 {
 	struct ipc_namespace *ns = current_ipc_ns();
+	struct msg_msg *msg, *copy = NULL;
 	struct msg_queue *msq;
-	struct msg_msg *msg;
 	int mode;
 
 	if (msqid < 0 || (long)bufsz < 0)
 		return -EINVAL;
-	if ((msgflg & MSG_COPY) && ((msgflg & MSG_EXCEPT) || !(msgflg & IPC_NOWAIT)))
-		return -EINVAL;
+	if (msgflg & MSG_COPY) {
+		if ((msgflg & MSG_EXCEPT) || !(msgflg & IPC_NOWAIT))
+			return -EINVAL;
+		/* prepare_copy(): a message the size of the buffer, from it */
+		copy = load_msg(buf, bufsz < ns->ipc.msg_ctlmax ? bufsz : ns->ipc.msg_ctlmax);
+		if (IS_ERR(copy))
+			return PTR_ERR(copy);
+	}
 	mode = convert_mode(&msgtyp, msgflg);
 
 	down_write(&msg_ids(ns).rwsem);
@@ -518,7 +519,7 @@ noinline long do_msgrcv(int msqid, void *buf, size_t bufsz, long msgtyp, int msg
 			if (bufsz < msg->m_ts && !(msgflg & MSG_NOERROR)) {
 				msg = ERR_PTR(-E2BIG);
 			} else if (msgflg & MSG_COPY) {
-				msg = copy_msg(msg, bufsz < ns->ipc.msg_ctlmax ? bufsz : ns->ipc.msg_ctlmax);
+				msg = copy_msg(msg, copy);
 			} else {
 				list_del(&msg->m_list);
 				msq->q_qnum--;
@@ -542,8 +543,11 @@ noinline long do_msgrcv(int msqid, void *buf, size_t bufsz, long msgtyp, int msg
 	}
 out:
 	up_write(&msg_ids(ns).rwsem);
-	if (IS_ERR(msg))
+	if (IS_ERR(msg)) {
+		if (copy)
+			free_msg(copy);	/* free_copy() */
 		return PTR_ERR(msg);
+	}
 	bufsz = msg_handler(buf, msg, bufsz);
 	free_msg(msg);
 	return bufsz;

@@ -206,34 +206,43 @@ noinline int ipc_update_perm(struct ipc64_perm *in, struct kern_ipc_perm *out)
 	return 0;
 }
 
+/* the object at the index of `id` (6.1's idr_find), NULL where there is none */
+static inline struct kern_ipc_perm *ipc_idr_find(struct ipc_ids *ids, int id)
+{
+	int idx = ipcid_to_idx(id);
+
+	return idx < ids->size ? ids->entries[idx] : NULL;
+}
+
 /* the object at the index of `id`, whatever its sequence number (MSG_STAT's index);
  * -EINVAL where there is none.  The caller holds ids->rwsem. */
 noinline struct kern_ipc_perm *ipc_obtain_object_idr(struct ipc_ids *ids, int id)
 {
-	int idx = ipcid_to_idx(id);
+	struct kern_ipc_perm *out = ipc_idr_find(ids, id);
 
-	if (idx >= ids->size || !ids->entries[idx])
-		return ERR_PTR(-EINVAL);
-	return ids->entries[idx];
+	return out ? out : ERR_PTR(-EINVAL);
 }
 
 /* the object of `id`: -EINVAL when its index is free or holds a later object */
-noinline struct kern_ipc_perm *ipc_obtain_object_check(struct ipc_ids *ids, int id)
+static inline struct kern_ipc_perm *__ipc_obtain_object_check(struct ipc_ids *ids, int id)
 {
-	struct kern_ipc_perm *out = ipc_obtain_object_idr(ids, id);
+	struct kern_ipc_perm *out = ipc_idr_find(ids, id);
 
-	if (IS_ERR(out))
-		return out;
-	if (ipcid_to_seqx(id) != out->seq)
+	if (!out || ipcid_to_seqx(id) != out->seq)
 		return ERR_PTR(-EINVAL);
 	return out;
+}
+
+noinline struct kern_ipc_perm *ipc_obtain_object_check(struct ipc_ids *ids, int id)
+{
+	return __ipc_obtain_object_check(ids, id);
 }
 
 /* IPC_SET and IPC_RMID's object: only its creator, its owner or CAP_SYS_ADMIN may (-EPERM) */
 noinline struct kern_ipc_perm *ipcctl_obtain_check(struct ipc_namespace *ns, struct ipc_ids *ids, int id,
 						   int cmd, struct ipc64_perm *perm, int extra_perm)
 {
-	struct kern_ipc_perm *ipcp = ipc_obtain_object_check(ids, id);
+	struct kern_ipc_perm *ipcp = __ipc_obtain_object_check(ids, id);	/* (inlined in 6.1) */
 	kuid_t euid = current_euid();
 
 	if (IS_ERR(ipcp))
@@ -249,11 +258,12 @@ noinline bool ipc_rcu_getref(struct kern_ipc_perm *ipcp)
 	return ipcp->refcount++ > 0;
 }
 
-/* the last reference gone: `func` frees the object.  The caller holds the ids' rwsem. */
-noinline void ipc_rcu_putref(struct kern_ipc_perm *ipcp, void (*func)(struct kern_ipc_perm *))
+/* the last reference gone: `func` frees the object after a grace period.  The caller holds
+ * the ids' rwsem. */
+noinline void ipc_rcu_putref(struct kern_ipc_perm *ipcp, void (*func)(struct rcu_head *head))
 {
 	if (--ipcp->refcount == 0)
-		func(ipcp);
+		call_rcu(&ipcp->rcu, func);
 }
 
 /* (the model's own: 6.1 sleeps with schedule() after queueing itself on the object's list)
