@@ -303,7 +303,8 @@ struct task_struct {
 	)
 	char comm[TASK_COMM_LEN];
 	struct nameidata *nameidata;	/* the path walk under way (fs/namei.c), for nd_jump_link */
-	u8 __gap_3000[3040 - 3000];
+	struct sysv_sem { struct sem_undo_list *undo_list; } sysvsem;	/* SEM_UNDO's (ipc/sem.c) */
+	u8 __gap_3008[3040 - 3008];
 	/* fs: the task's root and cwd, its fd table (fs/file.c; shared per CLONE_FS, CLONE_FILES) */
 	struct fs_struct *fs;
 	struct files_struct *files;

@@ -8,6 +8,7 @@
 #ifndef _NSPROXY_H
 #define _NSPROXY_H
 #include "ns_common.h"
+#include "ipc.h"
 
 /* the clone flags asking for a new namespace (include/uapi/linux/sched.h) */
 #define CLONE_NEWNS	0x00020000
@@ -25,11 +26,15 @@ struct pid_namespace;
 struct mnt_namespace;
 struct net;
 
-/* the ipc, time and cgroup namespaces: nothing of them here but their ns_common */
+/* the IPC namespace: its objects and limits (ipc.h) in the gap before its ns_common */
 struct ipc_namespace {
-	u8 __gap_0[1104];
+	union {
+		u8 __gap_0[1104];
+		struct ipc_namespace_ipc ipc;
+	};
 	struct ns_common ns;
 };
+/* the time and cgroup namespaces: nothing of them here but their ns_common */
 struct time_namespace {
 	u8 __gap_0[16];
 	struct ns_common ns;

@@ -9,6 +9,7 @@
 #include "../include/cred.h"
 #include "../include/uprobes.h"
 #include "../include/nsproxy.h"
+#include "../include/ipc.h"
 
 int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset);
 void futex_exit_release(struct task_struct *tsk);
@@ -160,6 +161,7 @@ void __noreturn do_exit(long code)
 	trace_sched_process_exit(tsk);
 	if (tsk->session)
 		session_task_exit(tsk);
+	exit_sem(tsk);
 	exit_files(tsk);
 	exit_fs(tsk);
 	exit_task_namespaces(tsk);

@@ -9,6 +9,7 @@
 #include "../include/uprobes.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
+#include "../include/ipc.h"
 #include "../include/cred.h"
 #include "../include/security.h"
 #include "../include/poll.h"
@@ -382,7 +383,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		if (copy_mm(clone_flags, p))
 			goto free_stack;
 	}
-	if (copy_namespaces(clone_flags, p) || copy_files(clone_flags, p) || copy_fs(clone_flags, p) ||
+	if (copy_semundo(clone_flags, p) || copy_namespaces(clone_flags, p) || copy_files(clone_flags, p) || copy_fs(clone_flags, p) ||
 	    copy_io(clone_flags, p))
 		goto free_files;
 	regs = copy_thread(p, clone_flags, regs, fn, arg);
@@ -446,6 +447,7 @@ free_perf:
 	if (p->io_context)	/* bad_fork_cleanup_io */
 		exit_io_context(p);
 free_files:
+	exit_sem(p);
 	exit_files(p);
 	exit_fs(p);
 	exit_task_namespaces(p);
@@ -642,12 +644,14 @@ noinline int ksys_unshare(unsigned long unshare_flags)
 		if (!new_fs)
 			return -ENOMEM;
 	}
-	/* unshare_fd() (no SysV semaphores here to detach from: CLONE_SYSVSEM has nothing to do) */
+	/* unshare_fd() */
 	if ((unshare_flags & CLONE_FILES) && tsk->files && tsk->files->count > 1) {
 		new_fd = dup_fd(tsk->files, &err);
 		if (!new_fd)
 			goto bad_unshare_cleanup_fs;
 	}
+	if (unshare_flags & CLONE_SYSVSEM)	/* its SEM_UNDO adjustments apply, as at exit */
+		exit_sem(tsk);
 	if (new_fs || new_fd) {
 		spin_lock_irqsave(&sched_lock, irq);	/* task_lock() */
 		if (new_fs) {

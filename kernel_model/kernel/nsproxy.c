@@ -14,11 +14,8 @@
 #include "../include/net.h"
 #include "../include/signal.h"
 
-/* the initial namespaces of the kinds with nothing else in the model (ipc/msgutil.c,
- * kernel/time/namespace.c, kernel/cgroup/cgroup.c): their 6.1 counts and numbers */
-struct ipc_namespace init_ipc_ns = {
-	.ns = { .ops = &ipcns_operations, .inum = PROC_IPC_INIT_INO, .count = 1 },
-};
+/* the initial namespaces of the kinds with nothing else in the model (kernel/time/namespace.c,
+ * kernel/cgroup/cgroup.c): their 6.1 counts and numbers; init_ipc_ns is ipc/msgutil.c's */
 struct time_namespace init_time_ns = {
 	.ns = { .ops = &timens_operations, .inum = PROC_TIME_INIT_INO, .count = 3 },
 };

@@ -26,50 +26,8 @@ SYSCALL_DEFINE3(shmctl, int, shmid, int, cmd, struct shmid_ds *, buf)
 	return sys_ni_syscall();
 }
 
-/* ipc/sem.c */
-SYSCALL_DEFINE3(semget, key_t, key, int, nsems, int, semflg)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/sem.c */
-SYSCALL_DEFINE3(semop, int, semid, struct sembuf *, tsops, unsigned, nsops)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/sem.c */
-SYSCALL_DEFINE4(semctl, int, semid, int, semnum, int, cmd, unsigned long, arg)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/shm.c */
 SYSCALL_DEFINE1(shmdt, char *, shmaddr)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/msg.c */
-SYSCALL_DEFINE2(msgget, key_t, key, int, msgflg)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/msg.c */
-SYSCALL_DEFINE4(msgsnd, int, msqid, struct msgbuf *, msgp, size_t, msgsz, int, msgflg)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/msg.c */
-SYSCALL_DEFINE5(msgrcv, int, msqid, struct msgbuf *, msgp, size_t, msgsz, long, msgtyp, int, msgflg)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/msg.c */
-SYSCALL_DEFINE3(msgctl, int, msqid, int, cmd, struct msqid_ds *, buf)
 {
 	return sys_ni_syscall();
 }
@@ -244,12 +202,6 @@ SYSCALL_DEFINE5(remap_file_pages, unsigned long, start, unsigned long, size, uns
 
 /* kernel/signal.c */
 SYSCALL_DEFINE0(restart_syscall)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/sem.c */
-SYSCALL_DEFINE4(semtimedop, int, semid, struct sembuf *, tsops, unsigned int, nsops, const struct __kernel_timespec *, timeout)
 {
 	return sys_ni_syscall();
 }

@@ -55,7 +55,7 @@ NI_ENTRY = "sys_ni_syscall"
 NI_NAME = NI_ENTRY[len("sys_"):]
 # Trees whose SYSCALL_DEFINEs an x86-64 kernel does not build.
 # Where the model's own SYSCALL_DEFINEs are.
-MODEL_SOURCE_DIRS = ("kernel", "kernel/sched", "kernel/events", "kernel/bpf", "fs", "fs/proc", "fs/notify/inotify", "drivers", "net", "mm", "block")
+MODEL_SOURCE_DIRS = ("kernel", "kernel/sched", "kernel/events", "kernel/bpf", "fs", "fs/proc", "fs/notify/inotify", "drivers", "net", "mm", "block", "ipc")
 SKIPPED_DIRS = ("Documentation/", "samples/", "scripts/", "tools/", "arch/x86/um/")
 
 

@@ -28,6 +28,10 @@ struct dentry *proc_pid_lookup(struct dentry *dentry, unsigned int flags);
 int proc_pid_readdir(struct file *file, struct dir_context *ctx);
 int proc_single_open(struct inode *inode, struct file *file);
 extern const struct file_operations proc_single_file_operations;
+struct dentry *proc_pident_instantiate(struct dentry *dentry, const struct pid_entry *p, void *private);
+/* /proc/sysvipc (ipc/proc.c) */
+extern const struct inode_operations proc_sysvipc_inode_operations;
+extern const struct file_operations proc_sysvipc_operations;
 extern const struct dentry_operations proc_pid_dentry_operations;
 extern const struct inode_operations proc_pid_link_inode_operations;
 int proc_setattr(struct dentry *dentry, struct iattr *attr);

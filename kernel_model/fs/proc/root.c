@@ -1,7 +1,7 @@
 /*
  * procfs's root (Linux's fs/proc/root.c, generic.c and the files it holds): the per-process
  * directories (base.c), "self", and the system files: version, uptime, stat, loadavg,
- * filesystems, meminfo, mounts (a link to self/mounts).
+ * filesystems, meminfo, mounts (a link to self/mounts), sysvipc (ipc/proc.c).
  */
 #include "../../include/cputime.h"
 #include "internal.h"
@@ -128,6 +128,7 @@ static const struct pid_entry proc_root_entries[] = {
 	{ "mounts", S_IFLNK | 0777, NULL, proc_mounts_link },
 	{ "self", S_IFLNK | 0777, NULL, proc_self_get_link },
 	{ "stat", S_IFREG | 0444, show_stat },
+	{ "sysvipc", S_IFDIR | 0555, NULL, NULL, &proc_sysvipc_inode_operations, &proc_sysvipc_operations },
 	{ "uptime", S_IFREG | 0444, uptime_proc_show },
 	{ "version", S_IFREG | 0444, version_proc_show },
 };
