@@ -66,16 +66,8 @@ static notrace int proc_sysvipc_readdir(struct file *file, struct dir_context *c
 {
 	size_t nr = ARRAY_SIZE(sysvipc_entries);
 
-	if (ctx->pos == 0) {
-		if (!ctx->actor(ctx, ".", 1, 0, file->f_inode->i_ino, DT_DIR))
-			return 0;
-		ctx->pos = 1;
-	}
-	if (ctx->pos == 1) {
-		if (!ctx->actor(ctx, "..", 2, 1, PROC_ROOT_INO, DT_DIR))
-			return 0;
-		ctx->pos = 2;
-	}
+	if (!dir_emit_dots(file, ctx))
+		return 0;
 	for (; ctx->pos < (loff_t)(nr + 2); ctx->pos++) {
 		const struct pid_entry *p = &sysvipc_entries[ctx->pos - 2];
 
