@@ -162,8 +162,8 @@ struct sigqueue_info {
 	u64 value;	/* si_value (sigqueue(3), a timer's sigev_value) */
 	bool to_host;	/* the kernel's own for a session task (bpf_send_signal): sent on to its
 			 * host process, from whatever context (signal.c: session_send_signal) */
-	bool by_call;	/* sent by the caller's kill(2)-family call (which, from a session task,
-			 * the host made: signal.c shows it as sent, sends nothing) */
+	bool host_did;	/* the host did what sends it: a session task's kill(2)-family call, or
+			 * its end (its SIGCHLD): signal.c shows it as 6.1 would, sends nothing */
 };
 
 /* include/linux/sched/wake_q.h: tasks to wake once the lock that found them is dropped; a

@@ -194,7 +194,7 @@ void __noreturn do_exit(long code)
 		detach_pid(tsk, PIDTYPE_PID);
 	if (tsk->signal && tsk->signal->group_exec_task)	/* de_thread() waits for us */
 		wake_up_process(tsk->signal->group_exec_task);
-	if (!thread && parent && parent->signal && tsk->exit_signal > 0 && group_dead)
+	if (!thread && parent && (parent->signal || parent->session) && tsk->exit_signal > 0 && group_dead)
 		do_notify_parent(tsk, tsk->exit_signal);
 	if (parent && tsk->exit_state == EXIT_ZOMBIE)
 		__wake_up_parent(tsk, parent);

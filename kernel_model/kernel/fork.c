@@ -510,6 +510,8 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 	p->thread_pid = thread_pid;
 	p->pid = pid;
 	p->tgid = tgid ? tgid : pid;
+	if (p->tgid == pid)	/* a process: its end is its parent's SIGCHLD, as its host clone's */
+		p->exit_signal = SIGCHLD;
 	task_set_parent(p, parent);
 	list_add_tail(&p->sibling, &parent->children);
 	attach_pid(p, PIDTYPE_PID);

@@ -451,35 +451,35 @@ ret:
 
 /*
  * Whether the host sends this signal itself: one a session task's own call makes (its kill(2),
- * a write to a broken pipe, its exit's SIGCHLD) is mirrored here after the host made the call,
- * and the host's timers and files act for its processes (a signal from an interrupt).  Only
- * the emulated kernel's own reach the host through the supervisor: a call of a task of its own
- * (a guest program's kill(2)), and what says so (bpf_send_signal: to_host).
+ * a write to a broken pipe) or its end makes (the SIGCHLD to its parent) is mirrored here after
+ * the host made it, and the host's timers and files act for its processes (a signal from an
+ * interrupt).  Only the emulated kernel's own reach the host through the supervisor: a call of
+ * a task of its own (a guest program's kill(2)), and what says so (bpf_send_signal: to_host).
  */
 static bool host_sends_it(const struct sigqueue_info *info)
 {
-	return !info->to_host &&
-	       (current->session || (this_cpu()->preempt_count & (HARDIRQ_MASK | SOFTIRQ_MASK | NMI_MASK)));
+	return !info->to_host && (info->host_did || current->session ||
+				  (this_cpu()->preempt_count & (HARDIRQ_MASK | SOFTIRQ_MASK | NMI_MASK)));
 }
 
-/*
- * A session task's signal is its host process's.  One the host sends itself is not seen here
- * (the replay of the calls that made it may differ in order from the host's: a write to a pipe
- * the replay already closed); the kernel's own is handed to the session's supervisor, which
- * sends it on the host (kill for the group, tgkill for the thread).  What 6.1 reports of it
- * comes from the handlers the process set (its mask and pending set are the host's: it is never
- * ALREADY_PENDING here); an ignored one goes nowhere, as in 6.1.
- */
-/* The host's own of a session task's kill(2)-family call: shown as 6.1 shows the call's signal
+/* The host's own of a session task's kill(2)-family call or end: shown as 6.1 shows it
  * (delivered, or ignored by the target's handler), sent by nobody here.  What the replay only
- * infers (a broken pipe's SIGPIPE, an exit's SIGCHLD) is not shown. */
+ * infers (a broken pipe's SIGPIPE: the replay's order of a pipe's calls may differ from the
+ * host's) is not shown. */
 static notrace void show_host_sent(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
 {
-	if (info->by_call)
+	if (info->host_did)
 		trace_signal_generate(sig, info, t, group,
 				      prepare_signal(sig, t, false) ? TRACE_SIGNAL_DELIVERED : TRACE_SIGNAL_IGNORED);
 }
 
+/*
+ * A session task's signal is its host process's.  One the host sends itself is only shown;
+ * the kernel's own is handed to the session's supervisor, which sends it on the host (kill for
+ * the group, tgkill for the thread).  What 6.1 reports of it comes from the handlers the
+ * process set (its mask and pending set are the host's: it is never ALREADY_PENDING here); an
+ * ignored one goes nowhere, as in 6.1.
+ */
 static notrace int session_send_signal(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
 {
 	int ret = 0, result = TRACE_SIGNAL_IGNORED;
@@ -510,7 +510,7 @@ static notrace void signal_zombie(int sig, struct sigqueue_info *info, struct ta
 {
 	bool host_call = host_sends_it(info), alive = false;
 
-	if (host_call && !info->by_call)
+	if (host_call && !info->host_did)
 		return;	/* (what the replay only infers) */
 	if (host_call && current->session)
 		alive = t->session_exit_seq > current->session->call_seq && prepare_signal(sig, t, false);
@@ -721,6 +721,7 @@ void do_notify_parent(struct task_struct *tsk, int sig)
 	struct sigqueue_info info = {
 		.code = (tsk->exit_code & 0x7f) ? CLD_KILLED : CLD_EXITED,
 		.pid = tsk->tgid, .uid = __task_cred(tsk)->uid,
+		.host_did = tsk->session_exit_seq,	/* a session process's end: the host's SIGCHLD */
 	};
 
 	if (tsk->parent)
@@ -857,7 +858,7 @@ static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid
 SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 {
 	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid,
-				      .by_call = true };
+				      .host_did = current->session };
 
 	if (sig < 0 || sig > _NSIG)
 		return -EINVAL;
@@ -881,7 +882,7 @@ static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigq
 static noinline int do_tkill(pid_t tgid, pid_t pid, int sig)
 {
 	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current_cred()->uid,
-				      .by_call = true };
+				      .host_did = current->session };
 
 	return do_send_specific(tgid, pid, sig, &info);
 }
@@ -922,7 +923,7 @@ static __always_inline void sigqueue_info_of(struct sigqueue_info *to, const str
 	to->sys_private = 0;
 	to->value = kinfo.rt.value;
 	to->to_host = false;
-	to->by_call = true;	/* (rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) */
+	to->host_did = current->session;	/* (rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal) */
 }
 
 static __always_inline int copy_sigqueue_info_from_user(int sig, struct sigqueue_info *to,
@@ -940,7 +941,7 @@ static __always_inline int copy_sigqueue_info_from_user(int sig, struct sigqueue
 SYSCALL_DEFINE4(pidfd_send_signal, int, pidfd, int, sig, siginfo_t *, info, unsigned int, flags)
 {
 	struct sigqueue_info qinfo = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid,
-				       .by_call = true };
+				       .host_did = current->session };
 	struct kernel_siginfo kinfo;
 	struct file *file;
 	struct pid *pid;

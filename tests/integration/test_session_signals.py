@@ -88,6 +88,10 @@ def test_a_session_processs_kill_shows_its_signal_as_61_does(tmp_path):
     sent = [(sig, code, pid, res) for sig, _, code, _, pid, _, res in generated(out) if pid in (a, b)]
     assert sent == [(signal.SIGUSR1, 0, a, 0), (signal.SIGUSR2, 0, b, 1), (signal.SIGTERM, 0, b, 0)], out
     assert re.findall(r"sys_kill -> (0x\w+)$", out, re.M) == ["0x0"] * 4, out
+    # each child's end: SIGCHLD to the shell (CLD_KILLED for a and b, CLD_EXITED for the sleep 0.5)
+    shell = {pid for sig, _, _, _, pid, _, _ in generated(out) if sig == signal.SIGCHLD}
+    codes = sorted(code for sig, _, code, _, _, _, _ in generated(out) if sig == signal.SIGCHLD)
+    assert len(shell) == 1 and codes[:3] == [1, 2, 2], out
 
 STUB = r"""
 #include <errno.h>
