@@ -86,18 +86,6 @@ SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
 	return sys_ni_syscall();
 }
 
-/* fs/statfs.c */
-SYSCALL_DEFINE2(ustat, unsigned, dev, struct ustat *, ubuf)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/filesystems.c */
-SYSCALL_DEFINE3(sysfs, int, option, unsigned long, arg1, unsigned long, arg2)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/open.c */
 SYSCALL_DEFINE0(vhangup)
 {
@@ -160,18 +148,6 @@ SYSCALL_DEFINE1(swapoff, const char *, specialfile)
 
 /* kernel/reboot.c */
 SYSCALL_DEFINE4(reboot, int, magic1, int, magic2, unsigned int, cmd, void *, arg)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(sethostname, char *, name, int, len)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(setdomainname, char *, name, int, len)
 {
 	return sys_ni_syscall();
 }
@@ -398,12 +374,6 @@ SYSCALL_DEFINE6(process_vm_writev, pid_t, pid, const struct iovec *, lvec, unsig
 	return sys_ni_syscall();
 }
 
-/* kernel/kcmp.c */
-SYSCALL_DEFINE5(kcmp, pid_t, pid1, pid_t, pid2, int, type, unsigned long, idx1, unsigned long, idx2)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/module/main.c */
 SYSCALL_DEFINE3(finit_module, int, fd, const char *, uargs, int, flags)
 {
@@ -424,24 +394,6 @@ SYSCALL_DEFINE5(kexec_file_load, int, kernel_fd, int, initrd_fd, unsigned long, 
 
 /* fs/userfaultfd.c */
 SYSCALL_DEFINE1(userfaultfd, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mprotect.c */
-SYSCALL_DEFINE4(pkey_mprotect, unsigned long, start, size_t, len, unsigned long, prot, int, pkey)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mprotect.c */
-SYSCALL_DEFINE2(pkey_alloc, unsigned long, flags, unsigned long, init_val)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mprotect.c */
-SYSCALL_DEFINE1(pkey_free, int, pkey)
 {
 	return sys_ni_syscall();
 }

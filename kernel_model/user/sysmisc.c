@@ -1,0 +1,272 @@
+/*
+ * sysmisc FAMILY: drives one family of the kernel's small calls and prints each call and its
+ * result, one a line ("sethostname(len -1) = -22"), with nothing that depends on the machine
+ * but what the test compares itself (the file system names sysfs(2) lists).  Families:
+ * uts (sethostname, setdomainname and uname), sysfs, ustat, kcmp, pkey.
+ * For the emulated kernel only: `uts` renames the machine it runs on.
+ */
+#include "libc.h"
+
+#define NR_pipe 22
+#define NR_mprotect 10
+#define NR_mmap 9
+#define NR_newstat 4
+#define NR_statfs 137
+#define NR_dup 32
+#define NR_getppid 110
+#define NR_setuid 105
+#define NR_uname 63
+#define NR_epoll_ctl 233
+#define NR_ustat 136
+#define NR_sysfs 139
+#define NR_sethostname 170
+#define NR_setdomainname 171
+#define NR_kcmp 312
+#define NR_pkey_mprotect 329
+#define NR_pkey_alloc 330
+#define NR_pkey_free 331
+
+#define BAD_PTR 1L	/* an address no program maps */
+
+static long sc(long nr, long a, long b, long c, long d, long e) { return syscall6(nr, a, b, c, d, e, 0); }
+#define L(x) ((long)(x))
+#define R(what, call) printf("%s = %ld\n", what, (long)(call))
+
+struct utsname_user { char sysname[65], nodename[65], release[65], version[65], machine[65], domain[65]; };
+
+static void show_names(void)
+{
+	struct utsname_user u;
+
+	R("uname", sc(NR_uname, L(&u), 0, 0, 0, 0));
+	printf("nodename '%s' domainname '%s'\n", u.nodename, u.domain);
+}
+
+/* fn in a child that gave up root (uid 1000), the parent waiting for it */
+static void as_user(void (*fn)(long), long arg)
+{
+	int pid = fork(), status;
+
+	if (pid == 0) {
+		sc(NR_setuid, 1000, 0, 0, 0, 0);
+		fn(arg);
+		exit(0);
+	}
+	wait4(pid, &status, 0, NULL);
+}
+
+/* ---- uts: the node and domain names, and who may set them ---- */
+static void uts_unprivileged(long unused)
+{
+	R("sethostname as uid 1000", sc(NR_sethostname, L("x"), 1, 0, 0, 0));
+	R("setdomainname as uid 1000", sc(NR_setdomainname, L("x"), 1, 0, 0, 0));
+}
+
+static void fam_uts(void)
+{
+	static const char long_name[] = "0123456789012345678901234567890123456789012345678901234567890123";
+
+	show_names();
+	R("sethostname(guest-node)", sc(NR_sethostname, L("guest-node"), 10, 0, 0, 0));
+	R("setdomainname(example.org)", sc(NR_setdomainname, L("example.org"), 11, 0, 0, 0));
+	show_names();
+	R("sethostname(len 3 of a longer string)", sc(NR_sethostname, L("abcdef"), 3, 0, 0, 0));
+	R("sethostname(64 bytes)", sc(NR_sethostname, L(long_name), 64, 0, 0, 0));
+	show_names();
+	R("sethostname(len 65)", sc(NR_sethostname, L(long_name), 65, 0, 0, 0));
+	R("sethostname(len -1)", sc(NR_sethostname, L("x"), -1, 0, 0, 0));
+	R("sethostname(bad pointer)", sc(NR_sethostname, BAD_PTR, 4, 0, 0, 0));
+	R("setdomainname(len 65)", sc(NR_setdomainname, L(long_name), 65, 0, 0, 0));
+	R("setdomainname(bad pointer)", sc(NR_setdomainname, BAD_PTR, 4, 0, 0, 0));
+	R("setdomainname(len 0)", sc(NR_setdomainname, L("x"), 0, 0, 0, 0));
+	as_user(uts_unprivileged, 0);
+	show_names();
+}
+
+/* ---- sysfs(2): the registered file system types by index ---- */
+static void fam_sysfs(void)
+{
+	char name[64];
+	long n = sc(NR_sysfs, 3, 0, 0, 0, 0), i;
+
+	printf("sysfs(3) = %ld\n", n);
+	for (i = 0; i < n; i++) {
+		long r = sc(NR_sysfs, 2, i, L(name), 0, 0);
+
+		printf("sysfs(2, %ld) = %ld '%s', sysfs(1, '%s') = %ld\n", i, r, r ? "" : name, r ? "" : name,
+		       sc(NR_sysfs, 1, L(name), 0, 0, 0));
+	}
+	R("sysfs(2, count)", sc(NR_sysfs, 2, n, L(name), 0, 0));
+	R("sysfs(2, 0, bad buffer)", sc(NR_sysfs, 2, 0, BAD_PTR, 0, 0));
+	R("sysfs(1, nosuchfs)", sc(NR_sysfs, 1, L("nosuchfs"), 0, 0, 0));
+	R("sysfs(1, bad pointer)", sc(NR_sysfs, 1, BAD_PTR, 0, 0, 0));
+	R("sysfs(0)", sc(NR_sysfs, 0, 0, 0, 0, 0));
+	R("sysfs(4)", sc(NR_sysfs, 4, 0, 0, 0, 0));
+}
+
+/* ---- ustat(2): a mounted device's free blocks and inodes, as statfs counts them ---- */
+struct kstat_user {
+	unsigned long st_dev, st_ino, st_nlink;
+	unsigned int st_mode, st_uid, st_gid, pad;
+	unsigned long st_rdev;
+	long st_size, st_blksize, st_blocks;
+	unsigned long times[6];
+	long unused[3];
+};
+struct statfs_user { long f_type, f_bsize; unsigned long f_blocks, f_bfree, f_bavail, f_files, f_ffree; long rest[8]; };
+struct ustat_user { int f_tfree; unsigned long f_tinode; char f_fname[6], f_fpack[6]; };
+
+static void ustat_of(const char *path)
+{
+	struct kstat_user st;
+	struct statfs_user sf;
+	struct ustat_user u;
+	long r;
+
+	memset(&u, 0x55, sizeof(u));
+	sc(NR_newstat, L(path), L(&st), 0, 0, 0);
+	r = sc(NR_ustat, st.st_dev, L(&u), 0, 0, 0);
+	sc(NR_statfs, L(path), L(&sf), 0, 0, 0);
+	printf("ustat(%s) = %ld: free blocks as statfs %s, free inodes as statfs %s, names empty %s\n", path, r,
+	       (unsigned long)u.f_tfree == (unsigned int)sf.f_bfree ? "yes" : "no", u.f_tinode == sf.f_ffree ? "yes" : "no",
+	       !u.f_fname[0] && !u.f_fpack[5] ? "yes" : "no");
+}
+
+static void fam_ustat(void)
+{
+	struct kstat_user st;
+	struct ustat_user u;
+
+	ustat_of("/");
+	ustat_of("/proc");
+	sc(NR_newstat, L("/"), L(&st), 0, 0, 0);
+	R("ustat(no such device)", sc(NR_ustat, 0xfff00, L(&u), 0, 0, 0));
+	R("ustat(/, bad buffer)", sc(NR_ustat, st.st_dev, BAD_PTR, 0, 0, 0));
+}
+
+/* ---- kcmp(2): which kernel objects two tasks share ---- */
+enum { KCMP_FILE, KCMP_VM, KCMP_FILES, KCMP_FS, KCMP_SIGHAND, KCMP_IO, KCMP_SYSVSEM, KCMP_EPOLL_TFD };
+struct kcmp_epoll_slot { unsigned int efd, tfd, toff; };
+#define EPOLL_CTL_ADD 1
+
+static long kcmp(long pid1, long pid2, long type, long idx1, long idx2)
+{
+	return sc(NR_kcmp, pid1, pid2, type, idx1, idx2);
+}
+
+/* a result of two different objects: 1 or 2, as the pair's order */
+static const char *differ(long r)
+{
+	return r == 1 || r == 2 ? "differ" : "?";
+}
+
+static void kcmp_unprivileged(long parent)
+{
+	R("kcmp(root parent, self, KCMP_VM) as uid 1000", kcmp(parent, getpid(), KCMP_VM, 0, 0));
+	R("kcmp(self, self, KCMP_VM) as uid 1000", kcmp(getpid(), getpid(), KCMP_VM, 0, 0));
+}
+
+static void fam_kcmp(void)
+{
+	int self = getpid(), pipefd[2], child, status, devnull, devnull2, ep, tgt;
+	struct kcmp_epoll_slot slot;
+	struct epoll_event ev = { 1, 0 };
+	long r, r2;
+	char c;
+
+	devnull = open("/dev/null", O_RDONLY, 0);
+	devnull2 = open("/dev/null", O_RDONLY, 0);
+	sc(NR_pipe, L(pipefd), 0, 0, 0, 0);
+	child = fork();
+	if (child == 0) {	/* stays until the parent closes the pipe */
+		close(pipefd[1]);
+		read(pipefd[0], &c, 1);
+		exit(0);
+	}
+	for (r = KCMP_VM; r <= KCMP_IO; r++)
+		printf("kcmp(self, self, %ld) = %ld\n", r, kcmp(self, self, r, 0, 0));
+	r = kcmp(self, child, KCMP_VM, 0, 0);
+	r2 = kcmp(child, self, KCMP_VM, 0, 0);
+	printf("kcmp(self, child, KCMP_VM): %s, reversed the other order %s\n", differ(r), r + r2 == 3 ? "yes" : "no");
+	printf("kcmp(self, child, KCMP_FILES): %s\n", differ(kcmp(self, child, KCMP_FILES, 0, 0)));
+	printf("kcmp(self, child, KCMP_FS): %s\n", differ(kcmp(self, child, KCMP_FS, 0, 0)));
+	printf("kcmp(self, child, KCMP_SIGHAND): %s\n", differ(kcmp(self, child, KCMP_SIGHAND, 0, 0)));
+	R("kcmp(self, child, KCMP_FILE, the forked fd)", kcmp(self, child, KCMP_FILE, devnull, devnull));
+	R("kcmp(self, self, KCMP_FILE, fd and its dup)", kcmp(self, self, KCMP_FILE, devnull, sc(NR_dup, devnull, 0, 0, 0, 0)));
+	printf("kcmp(self, self, KCMP_FILE, two opens of a file): %s\n", differ(kcmp(self, self, KCMP_FILE, devnull, devnull2)));
+	R("kcmp(self, self, KCMP_FILE, a closed fd)", kcmp(self, self, KCMP_FILE, devnull, 999));
+	R("kcmp(self, self, KCMP_SYSVSEM)", kcmp(self, self, KCMP_SYSVSEM, 0, 0));
+	R("kcmp(self, self, 8)", kcmp(self, self, 8, 0, 0));
+	R("kcmp(self, self, -1)", kcmp(self, self, -1, 0, 0));
+	R("kcmp(self, no such pid, KCMP_VM)", kcmp(self, 999999, KCMP_VM, 0, 0));
+	R("kcmp(no such pid, self, 8)", kcmp(999999, self, 8, 0, 0));
+
+	/* the pipe's read end, the set's one target (fd tgt) */
+	ep = epoll_create1(0);
+	tgt = pipefd[0];
+	ev.data = tgt;
+	R("epoll_ctl(ADD, the pipe)", sc(NR_epoll_ctl, ep, EPOLL_CTL_ADD, tgt, L(&ev), 0));
+	slot = (struct kcmp_epoll_slot){ ep, tgt, 0 };
+	R("kcmp(EPOLL_TFD, the set's target file itself)", kcmp(self, self, KCMP_EPOLL_TFD, tgt, L(&slot)));
+	R("kcmp(EPOLL_TFD, the child's fd of it)", kcmp(child, self, KCMP_EPOLL_TFD, tgt, L(&slot)));
+	printf("kcmp(EPOLL_TFD, another file): %s\n", differ(kcmp(self, self, KCMP_EPOLL_TFD, devnull, L(&slot))));
+	slot.toff = 1;
+	R("kcmp(EPOLL_TFD, toff 1)", kcmp(self, self, KCMP_EPOLL_TFD, tgt, L(&slot)));
+	slot = (struct kcmp_epoll_slot){ ep, devnull, 0 };
+	R("kcmp(EPOLL_TFD, an fd not in the set)", kcmp(self, self, KCMP_EPOLL_TFD, tgt, L(&slot)));
+	slot = (struct kcmp_epoll_slot){ devnull, tgt, 0 };
+	R("kcmp(EPOLL_TFD, efd not an epoll set)", kcmp(self, self, KCMP_EPOLL_TFD, tgt, L(&slot)));
+	slot = (struct kcmp_epoll_slot){ 999, tgt, 0 };
+	R("kcmp(EPOLL_TFD, efd closed)", kcmp(self, self, KCMP_EPOLL_TFD, tgt, L(&slot)));
+	R("kcmp(EPOLL_TFD, idx1 closed)", kcmp(self, self, KCMP_EPOLL_TFD, 999, L(&slot)));
+	R("kcmp(EPOLL_TFD, bad slot)", kcmp(self, self, KCMP_EPOLL_TFD, devnull, BAD_PTR));
+	R("kcmp(no such pid, self, EPOLL_TFD, bad slot)", kcmp(999999, self, KCMP_EPOLL_TFD, devnull, BAD_PTR));
+
+	close(pipefd[1]);
+	wait4(child, &status, 0, NULL);
+	as_user(kcmp_unprivileged, self);
+}
+
+/* ---- protection keys, on a cpu without them ---- */
+#define PROT_READ 1
+#define PROT_WRITE 2
+#define MAP_PRIVATE 2
+#define MAP_ANONYMOUS 0x20
+
+static void fam_pkey(void)
+{
+	long addr = sc(NR_mmap, 0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+
+	R("pkey_alloc(0, 0)", sc(NR_pkey_alloc, 0, 0, 0, 0, 0));
+	R("pkey_alloc(0, PKEY_DISABLE_WRITE)", sc(NR_pkey_alloc, 0, 2, 0, 0, 0));
+	R("pkey_alloc(flags 1, 0)", sc(NR_pkey_alloc, 1, 0, 0, 0, 0));
+	R("pkey_alloc(0, init_val 4)", sc(NR_pkey_alloc, 0, 4, 0, 0, 0));
+	R("pkey_free(0)", sc(NR_pkey_free, 0, 0, 0, 0, 0));
+	R("pkey_free(1)", sc(NR_pkey_free, 1, 0, 0, 0, 0));
+	R("pkey_free(-1)", sc(NR_pkey_free, -1, 0, 0, 0, 0));
+	R("pkey_mprotect(key -1)", sc(NR_pkey_mprotect, addr, 4096, PROT_READ, -1, 0));
+	R("pkey_mprotect(key 0)", sc(NR_pkey_mprotect, addr, 4096, PROT_READ, 0, 0));
+	R("pkey_mprotect(key 1)", sc(NR_pkey_mprotect, addr, 4096, PROT_READ, 1, 0));
+	R("pkey_mprotect(key 0, unaligned start)", sc(NR_pkey_mprotect, addr + 1, 4096, PROT_READ, 0, 0));
+	R("pkey_mprotect(key 0, len 0)", sc(NR_pkey_mprotect, addr, 0, PROT_READ, 0, 0));
+	R("pkey_mprotect(key -1, unmapped)", sc(NR_pkey_mprotect, 4096, 4096, PROT_READ, -1, 0));
+	R("mprotect back to read-write", sc(NR_mprotect, addr, 8192, PROT_READ | PROT_WRITE, 0, 0));
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *name; void (*fn)(void); } fams[] = {
+		{ "uts", fam_uts }, { "sysfs", fam_sysfs }, { "ustat", fam_ustat }, { "kcmp", fam_kcmp },
+		{ "pkey", fam_pkey },
+	};
+	unsigned int i;
+
+	for (i = 0; argc == 2 && i < sizeof(fams) / sizeof(fams[0]); i++) {
+		if (!strcmp(argv[1], fams[i].name)) {
+			fams[i].fn();
+			return 0;
+		}
+	}
+	dprintf(2, "usage: sysmisc uts|sysfs|ustat|kcmp|pkey\n");
+	return 2;
+}
