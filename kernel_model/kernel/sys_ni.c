@@ -500,12 +500,6 @@ SYSCALL_DEFINE2(process_mrelease, int, pidfd, unsigned int, flags)
 	return sys_ni_syscall();
 }
 
-/* kernel/futex/syscalls.c */
-SYSCALL_DEFINE5(futex_waitv, struct futex_waitv *, waiters, unsigned int, nr_futexes, unsigned int, flags, struct __kernel_timespec *, timeout, clockid_t, clockid)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/mempolicy.c */
 SYSCALL_DEFINE4(set_mempolicy_home_node, unsigned long, start, unsigned long, len, unsigned long, home_node, unsigned long, flags)
 {

@@ -2,7 +2,7 @@
  * sysmisc FAMILY: drives one family of the kernel's small calls and prints each call and its
  * result, one a line ("sethostname(len -1) = -22"), with nothing that depends on the machine
  * but what the test compares itself (the file system names sysfs(2) lists).  Families:
- * uts (sethostname, setdomainname and uname), sysfs, ustat, kcmp, pkey.
+ * uts (sethostname, setdomainname and uname), sysfs, ustat, kcmp, pkey, futex_waitv.
  * For the emulated kernel only: `uts` renames the machine it runs on.
  */
 #include "libc.h"
@@ -253,11 +253,79 @@ static void fam_pkey(void)
 	R("mprotect back to read-write", sc(NR_mprotect, addr, 8192, PROT_READ | PROT_WRITE, 0, 0));
 }
 
+/* ---- futex_waitv(2): a wait on several words, a wake of one of them ---- */
+#define NR_futex 202
+#define NR_futex_waitv 449
+#define FUTEX_WAKE 1
+#define FUTEX_32 2
+#define FUTEX_PRIVATE_FLAG 128
+#define MAP_SHARED 1
+#define CLOCK_REALTIME 0
+#define CLOCK_MONOTONIC 1
+struct futex_waitv { unsigned long val, uaddr; unsigned int flags, reserved; };
+
+static long waitv(struct futex_waitv *w, long n, long flags, struct timespec *ts, long clock)
+{
+	return sc(NR_futex_waitv, L(w), n, flags, L(ts), clock);
+}
+
+static void fam_futex_waitv(void)
+{
+	/* two words in a shared mapping, so that a forked child's wait is on the parent's */
+	unsigned int *words = (unsigned int *)sc(NR_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1);
+	struct futex_waitv w[2] = { { 0, L(&words[0]), FUTEX_32, 0 }, { 5, L(&words[1]), FUTEX_32, 0 } };
+	struct timespec past = { 0, 0 }, bad = { 0, 1000000000 };
+	int child, status;
+	long r;
+
+	words[0] = 0;
+	words[1] = 5;
+	R("futex_waitv(flags 1)", waitv(w, 2, 1, NULL, 0));
+	R("futex_waitv(0 waiters)", waitv(w, 0, 0, NULL, 0));
+	R("futex_waitv(129 waiters)", waitv(w, 129, 0, NULL, 0));
+	R("futex_waitv(NULL waiters)", waitv(NULL, 1, 0, NULL, 0));
+	R("futex_waitv(bad waiters)", waitv((void *)BAD_PTR, 1, 0, NULL, 0));
+	R("futex_waitv(timeout on CLOCK_BOOTTIME)", waitv(w, 2, 0, &past, 7));
+	R("futex_waitv(bad timeout pointer)", waitv(w, 2, 0, (void *)BAD_PTR, CLOCK_MONOTONIC));
+	R("futex_waitv(timeout nsec 1e9)", waitv(w, 2, 0, &bad, CLOCK_MONOTONIC));
+	R("futex_waitv(a past monotonic deadline)", waitv(w, 2, 0, &past, CLOCK_MONOTONIC));
+	R("futex_waitv(a past realtime deadline, private)",
+	  (w[0].flags = w[1].flags = FUTEX_32 | FUTEX_PRIVATE_FLAG, waitv(w, 2, 0, &past, CLOCK_REALTIME)));
+	w[1].val = 6;
+	R("futex_waitv(second word not its value)", waitv(w, 2, 0, NULL, 0));
+	w[1].val = 5;
+	w[1].flags = 0;
+	R("futex_waitv(a waiter without FUTEX_32)", waitv(w, 2, 0, NULL, 0));
+	w[1].flags = FUTEX_32 | 1;
+	R("futex_waitv(a waiter with an unknown flag)", waitv(w, 2, 0, NULL, 0));
+	w[1].flags = FUTEX_32;
+	w[1].reserved = 1;
+	R("futex_waitv(__reserved set)", waitv(w, 2, 0, NULL, 0));
+	w[1].reserved = 0;
+	w[1].uaddr = L(&words[1]) + 1;
+	R("futex_waitv(unaligned word)", waitv(w, 2, 0, NULL, 0));
+	w[1].uaddr = 4096;
+	R("futex_waitv(unmapped word)", waitv(w, 2, 0, NULL, 0));
+	w[1].uaddr = L(&words[1]);
+
+	/* a child waits on both; the parent wakes the second until one waiter is woken */
+	child = fork();
+	if (child == 0)
+		exit((int)waitv(w, 2, 0, NULL, 0));
+	do {
+		r = sc(NR_futex, L(&words[1]), FUTEX_WAKE, 1, 0, 0);
+		if (!r)
+			msleep(1);
+	} while (r == 0);
+	wait4(child, &status, 0, NULL);
+	printf("FUTEX_WAKE of the second word = %ld, the waiter's futex_waitv = %d\n", r, (status >> 8) & 0xff);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*fn)(void); } fams[] = {
 		{ "uts", fam_uts }, { "sysfs", fam_sysfs }, { "ustat", fam_ustat }, { "kcmp", fam_kcmp },
-		{ "pkey", fam_pkey },
+		{ "pkey", fam_pkey }, { "futex_waitv", fam_futex_waitv },
 	};
 	unsigned int i;
 
@@ -267,6 +335,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	dprintf(2, "usage: sysmisc uts|sysfs|ustat|kcmp|pkey\n");
+	dprintf(2, "usage: sysmisc uts|sysfs|ustat|kcmp|pkey|futex_waitv\n");
 	return 2;
 }

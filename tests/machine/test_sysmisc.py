@@ -1,5 +1,5 @@
-"""The small calls of issue 15 (sethostname, setdomainname, sysfs, ustat, kcmp, the pkey calls),
-driven by the guest program `sysmisc` (kernel_model/user/sysmisc.c).  Each family's expected
+"""The small calls of issue 15 (sethostname, setdomainname, sysfs, ustat, kcmp, the pkey calls,
+futex_waitv), driven by the guest program `sysmisc` (kernel_model/user/sysmisc.c).  Each family's expected
 output is what the same binary printed on a real Linux 6.1 (shared/tools/real-tracefs, a QEMU
 cpu without protection keys, as the model's), but for what is the model's own: its first
 node name, its file system types (sysfs(2) must list /proc/filesystems'), and KCMP_SYSVSEM
@@ -19,6 +19,25 @@ def sysmisc(machine, run_program, family):
 
 
 EXPECTED = {
+    "futex_waitv": """\
+futex_waitv(flags 1) = -22
+futex_waitv(0 waiters) = -22
+futex_waitv(129 waiters) = -22
+futex_waitv(NULL waiters) = -22
+futex_waitv(bad waiters) = -14
+futex_waitv(timeout on CLOCK_BOOTTIME) = -22
+futex_waitv(bad timeout pointer) = -14
+futex_waitv(timeout nsec 1e9) = -22
+futex_waitv(a past monotonic deadline) = -110
+futex_waitv(a past realtime deadline, private) = -110
+futex_waitv(second word not its value) = -11
+futex_waitv(a waiter without FUTEX_32) = -22
+futex_waitv(a waiter with an unknown flag) = -22
+futex_waitv(__reserved set) = -22
+futex_waitv(unaligned word) = -22
+futex_waitv(unmapped word) = -14
+FUTEX_WAKE of the second word = 1, the waiter's futex_waitv = 1
+""",
     "uts": """\
 uname = 0
 nodename 'tracefs-sim' domainname '(none)'

@@ -1,0 +1,58 @@
+"""A session process's futex_waitv, sysfs, ustat and kcmp (issue 15): the kernel replays each
+without blocking on a wait the host already ended (futex_waitv's wait is the host's, as
+FUTEX_WAIT's: the kernel checks the arguments and returns 0), and answers the others from its
+own state (its file system types, its devices, its tasks)."""
+import os
+import re
+
+import pytest
+from simtest import tracefs_sim
+
+pytestmark = [pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                 reason="needs /dev/fuse, root and namespaces"),
+              pytest.mark.skipif(not os.path.exists("/usr/bin/python3"), reason="needs /usr/bin/python3")]
+
+T = "/sys/kernel/tracing"
+# futex_waitv on a word that does not hold the value, one with a past deadline, one a thread
+# waits in until the main thread wakes it; then sysfs, ustat and kcmp, right and wrong
+SCRIPT = r'''
+import ctypes, os, struct, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def sc(*a):
+    r = libc.syscall(*[ctypes.c_long(x) for x in a])
+    return r if r != -1 else -ctypes.get_errno()
+word = (ctypes.c_uint32 * 2)(0, 5)
+def waitv(vals, ts=None, flags=0):
+    arr = b"".join(struct.pack("QQII", v, ctypes.addressof(word) + 4 * i, 2 | 128, 0) for i, v in enumerate(vals))
+    buf = ctypes.create_string_buffer(arr)
+    t = ctypes.create_string_buffer(struct.pack("qq", *ts)) if ts else None
+    return sc(449, ctypes.addressof(buf), len(vals), flags, ctypes.addressof(t) if t else 0, 1)
+print("host", waitv([0, 6]), waitv([0, 5], (0, 0)), waitv([0, 5], flags=1))
+res = []
+th = threading.Thread(target=lambda: res.append(waitv([0, 5])))
+th.start()
+while th.is_alive():
+    sc(202, ctypes.addressof(word) + 4, 1 | 128, 1, 0, 0, 0)
+    time.sleep(0.01)
+th.join()
+print("host woken", res)
+p = os.getpid()
+sc(139, 3), sc(139, 9), sc(136, 0xfff00, 0), sc(312, p, p, 1, 0, 0), sc(312, p, p, 99, 0, 0)
+'''
+
+
+def test_replayed_calls_end_and_answer_from_the_kernel(tmp_path):
+    script = tmp_path / "calls.py"
+    script.write_text(SCRIPT)
+    enable = "; ".join(f"echo 1 > {T}/events/syscalls/sys_exit_{c}/enable" for c in ("futex_waitv", "sysfs", "ustat", "kcmp"))
+    result = tracefs_sim("run", "--workload", "none", "-c",
+                         f"{enable}; python3 {script}; cat {T}/trace", timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "host -11 -110 -22" in result.stdout and "host woken [1]" in result.stdout
+    exits = re.findall(r"python3-\d+ .*: sys_(\w+) -> (0x[0-9a-f]+)", result.stdout)
+    rets = [(name, int(v, 16) - (1 << 64) if int(v, 16) >= 1 << 63 else int(v, 16)) for name, v in exits]
+    assert [r for r in rets if r[0] == "futex_waitv"] == [("futex_waitv", 0)] * 2 + [("futex_waitv", -22)] + [("futex_waitv", 0)]
+    others = [r for r in rets if r[0] != "futex_waitv"]
+    assert others[1:] == [("sysfs", -22), ("ustat", -22), ("kcmp", 0), ("kcmp", -22)]
+    assert others[0][0] == "sysfs" and others[0][1] > 0
