@@ -651,6 +651,7 @@ struct vfork_done {
 void mm_release(struct task_struct *tsk, struct mm_struct *mm);
 void exit_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct mm_struct *get_task_mm(struct task_struct *task);
+struct mm_struct *mm_access(struct task_struct *task, unsigned int mode);
 struct file *get_mm_exe_file(struct mm_struct *mm);
 struct file *get_task_exe_file(struct task_struct *task);
 /* the task's nice value, -20 (most favoured) to 19 (include/linux/sched.h) */

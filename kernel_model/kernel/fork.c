@@ -9,6 +9,7 @@
 #include "../include/uprobes.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
+#include "../include/ptrace.h"
 #include "../include/cred.h"
 #include "../include/security.h"
 #include "../include/poll.h"
@@ -169,6 +170,22 @@ noinline struct mm_struct *get_task_mm(struct task_struct *task)
 	if (mm)
 		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);	/* mmget() */
 	spin_unlock_irqrestore(&sched_lock, flags);
+	return mm;
+}
+
+/* The task's mm (a reference), if the caller may look into it as mode says: -EACCES if not,
+ * -ESRCH if it has none.  (6.1 holds the task's exec_update_lock meanwhile; here the task is
+ * held as the caller holds it, under RCU, and an exec racing with the check is not kept out.) */
+noinline struct mm_struct *mm_access(struct task_struct *task, unsigned int mode)
+{
+	struct mm_struct *mm = get_task_mm(task);
+
+	if (!mm) {
+		mm = ERR_PTR(-ESRCH);
+	} else if (mm != current->mm && !ptrace_may_access(task, mode)) {
+		mmput(mm);
+		mm = ERR_PTR(-EACCES);
+	}
 	return mm;
 }
 

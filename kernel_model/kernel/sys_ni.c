@@ -218,12 +218,6 @@ SYSCALL_DEFINE5(remap_file_pages, unsigned long, start, unsigned long, size, uns
 	return sys_ni_syscall();
 }
 
-/* kernel/signal.c */
-SYSCALL_DEFINE0(restart_syscall)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/sem.c */
 SYSCALL_DEFINE4(semtimedop, int, semid, struct sembuf *, tsops, unsigned int, nsops, const struct __kernel_timespec *, timeout)
 {
@@ -452,12 +446,6 @@ SYSCALL_DEFINE3(fspick, int, dfd, const char *, path, unsigned int, flags)
 	return sys_ni_syscall();
 }
 
-/* mm/madvise.c */
-SYSCALL_DEFINE5(process_madvise, int, pidfd, const struct iovec *, vec, size_t, vlen, int, behavior, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/namespace.c */
 SYSCALL_DEFINE5(mount_setattr, int, dfd, const char *, path, unsigned int, flags, struct mount_attr *, uattr, size_t, usize)
 {
@@ -490,12 +478,6 @@ SYSCALL_DEFINE2(landlock_restrict_self, const int, ruleset_fd, const __u32, flag
 
 /* mm/secretmem.c */
 SYSCALL_DEFINE1(memfd_secret, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/oom_kill.c */
-SYSCALL_DEFINE2(process_mrelease, int, pidfd, unsigned int, flags)
 {
 	return sys_ni_syscall();
 }

@@ -2,7 +2,8 @@
  * sysmisc FAMILY: drives one family of the kernel's small calls and prints each call and its
  * result, one a line ("sethostname(len -1) = -22"), with nothing that depends on the machine
  * but what the test compares itself (the file system names sysfs(2) lists).  Families:
- * uts (sethostname, setdomainname and uname), sysfs, ustat, kcmp, pkey, futex_waitv.
+ * uts (sethostname, setdomainname and uname), sysfs, ustat, kcmp, pkey, futex_waitv, pidfd
+ * (process_madvise, process_mrelease), restart (restart_syscall).
  * For the emulated kernel only: `uts` renames the machine it runs on.
  */
 #include "libc.h"
@@ -321,11 +322,85 @@ static void fam_futex_waitv(void)
 	printf("FUTEX_WAKE of the second word = %ld, the waiter's futex_waitv = %d\n", r, (status >> 8) & 0xff);
 }
 
+/* ---- process_madvise(2), process_mrelease(2): another process's memory, by its pidfd ---- */
+#define NR_pidfd_open 434
+#define NR_process_madvise 440
+#define NR_process_mrelease 448
+#define MADV_WILLNEED 3
+#define MADV_DONTNEED 4
+#define MADV_COLD 20
+#define MADV_PAGEOUT 21
+struct iovec_user { long base; unsigned long len; };
+
+static long pmadvise(int pidfd, struct iovec_user *iov, long n, long advice, long flags)
+{
+	return sc(NR_process_madvise, pidfd, L(iov), n, advice, flags);
+}
+
+/* as uid 1000: the root parent's memory (EACCES), its own (no CAP_SYS_NICE: EPERM) */
+static void pidfd_unprivileged(long parent_pidfd)
+{
+	long self = sc(NR_pidfd_open, getpid(), 0, 0, 0, 0);
+	struct iovec_user iov = { (long)&self & ~4095L, 4096 };
+
+	R("process_madvise(root parent) as uid 1000", pmadvise(parent_pidfd, &iov, 1, MADV_COLD, 0));
+	R("process_madvise(self) as uid 1000", pmadvise(self, &iov, 1, MADV_COLD, 0));
+}
+
+static void fam_pidfd(void)
+{
+	long mem = sc(NR_mmap, 0, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	struct iovec_user iov[3] = { { mem, 4096 }, { mem + 4096, 8192 }, { 4096, 4096 } };
+	int pipefd[2], child, status, self, pidfd, devnull = open("/dev/null", O_RDONLY, 0);
+	char c;
+
+	sc(NR_pipe, L(pipefd), 0, 0, 0, 0);
+	child = fork();
+	if (child == 0) {	/* stays until the parent closes the pipe: its mm is the fork's copy */
+		close(pipefd[1]);
+		read(pipefd[0], &c, 1);
+		exit(0);
+	}
+	pidfd = sc(NR_pidfd_open, child, 0, 0, 0, 0);
+	self = sc(NR_pidfd_open, getpid(), 0, 0, 0, 0);
+	R("process_madvise(child, 2 segments, WILLNEED)", pmadvise(pidfd, iov, 2, MADV_WILLNEED, 0));
+	R("process_madvise(child, COLD)", pmadvise(pidfd, iov, 2, MADV_COLD, 0));
+	R("process_madvise(child, PAGEOUT)", pmadvise(pidfd, iov, 1, MADV_PAGEOUT, 0));
+	R("process_madvise(self, COLD)", pmadvise(self, iov, 2, MADV_COLD, 0));
+	R("process_madvise(child, then an unmapped segment)", pmadvise(pidfd, iov, 3, MADV_COLD, 0));
+	R("process_madvise(child, an unmapped segment first)", pmadvise(pidfd, iov + 2, 1, MADV_COLD, 0));
+	R("process_madvise(child, no segments)", pmadvise(pidfd, iov, 0, MADV_COLD, 0));
+	R("process_madvise(child, DONTNEED)", pmadvise(pidfd, iov, 1, MADV_DONTNEED, 0));
+	R("process_madvise(child, flags 1)", pmadvise(pidfd, iov, 1, MADV_COLD, 1));
+	R("process_madvise(child, 1025 segments)", pmadvise(pidfd, iov, 1025, MADV_COLD, 0));
+	R("process_madvise(child, bad vector)", pmadvise(pidfd, (void *)BAD_PTR, 1, MADV_COLD, 0));
+	R("process_madvise(not a pidfd)", pmadvise(devnull, iov, 1, MADV_COLD, 0));
+	R("process_madvise(closed fd)", pmadvise(999, iov, 1, MADV_COLD, 0));
+	R("process_madvise(not a pidfd, DONTNEED)", pmadvise(devnull, iov, 1, MADV_DONTNEED, 0));
+	as_user(pidfd_unprivileged, self);
+
+	R("process_mrelease(child, flags 1)", sc(NR_process_mrelease, pidfd, 1, 0, 0, 0));
+	R("process_mrelease(a live child)", sc(NR_process_mrelease, pidfd, 0, 0, 0, 0));
+	R("process_mrelease(not a pidfd)", sc(NR_process_mrelease, devnull, 0, 0, 0, 0));
+	R("process_mrelease(closed fd)", sc(NR_process_mrelease, 999, 0, 0, 0, 0));
+	close(pipefd[1]);
+	wait4(child, &status, 0, NULL);
+	R("process_mrelease(a reaped child)", sc(NR_process_mrelease, pidfd, 0, 0, 0, 0));
+	R("process_madvise(a reaped child)", pmadvise(pidfd, iov, 1, MADV_COLD, 0));
+}
+
+/* ---- restart_syscall(2), called with nothing to restart ---- */
+static void fam_restart(void)
+{
+	R("restart_syscall", sc(219, 0, 0, 0, 0, 0));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*fn)(void); } fams[] = {
 		{ "uts", fam_uts }, { "sysfs", fam_sysfs }, { "ustat", fam_ustat }, { "kcmp", fam_kcmp },
 		{ "pkey", fam_pkey }, { "futex_waitv", fam_futex_waitv },
+		{ "pidfd", fam_pidfd }, { "restart", fam_restart },
 	};
 	unsigned int i;
 
@@ -335,6 +410,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	dprintf(2, "usage: sysmisc uts|sysfs|ustat|kcmp|pkey|futex_waitv\n");
+	dprintf(2, "usage: sysmisc uts|sysfs|ustat|kcmp|pkey|futex_waitv|pidfd|restart\n");
 	return 2;
 }

@@ -1,5 +1,5 @@
 """The small calls of issue 15 (sethostname, setdomainname, sysfs, ustat, kcmp, the pkey calls,
-futex_waitv), driven by the guest program `sysmisc` (kernel_model/user/sysmisc.c).  Each family's expected
+futex_waitv, process_madvise, process_mrelease, restart_syscall), driven by the guest program `sysmisc` (kernel_model/user/sysmisc.c).  Each family's expected
 output is what the same binary printed on a real Linux 6.1 (shared/tools/real-tracefs, a QEMU
 cpu without protection keys, as the model's), but for what is the model's own: its first
 node name, its file system types (sysfs(2) must list /proc/filesystems'), and KCMP_SYSVSEM
@@ -19,6 +19,31 @@ def sysmisc(machine, run_program, family):
 
 
 EXPECTED = {
+    "pidfd": """\
+process_madvise(child, 2 segments, WILLNEED) = 12288
+process_madvise(child, COLD) = 12288
+process_madvise(child, PAGEOUT) = 4096
+process_madvise(self, COLD) = 12288
+process_madvise(child, then an unmapped segment) = 12288
+process_madvise(child, an unmapped segment first) = -12
+process_madvise(child, no segments) = 0
+process_madvise(child, DONTNEED) = -22
+process_madvise(child, flags 1) = -22
+process_madvise(child, 1025 segments) = -22
+process_madvise(child, bad vector) = -14
+process_madvise(not a pidfd) = -9
+process_madvise(closed fd) = -9
+process_madvise(not a pidfd, DONTNEED) = -9
+process_madvise(root parent) as uid 1000 = -13
+process_madvise(self) as uid 1000 = -1
+process_mrelease(child, flags 1) = -22
+process_mrelease(a live child) = -22
+process_mrelease(not a pidfd) = -9
+process_mrelease(closed fd) = -9
+process_mrelease(a reaped child) = -3
+process_madvise(a reaped child) = -3
+""",
+    "restart": "restart_syscall = -4\n",
     "futex_waitv": """\
 futex_waitv(flags 1) = -22
 futex_waitv(0 waiters) = -22
