@@ -678,7 +678,8 @@ SYSCALL_DEFINE6(epoll_pwait2, int, epfd, struct epoll_event *, events, int, maxe
 	return do_epoll_pwait(epfd, events, maxevents, top, sigmask, sigsetsize);
 }
 
-/* ---- kcmp(2)'s KCMP_EPOLL_TFD: the file of the toff-th item on fd tfd of the set ---- */
+/* ---- kcmp(2)'s KCMP_EPOLL_TFD: the file of the toff-th item on fd tfd of the set, counted
+ * in the order the items were added (6.1's in its tree's, by file address) ---- */
 static struct epitem *ep_find_tfd(struct eventpoll *ep, int tfd, unsigned long toff)
 {
 	struct epitem *epi;
