@@ -315,6 +315,8 @@ struct task_struct {
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 	struct io_context *io_context;	/* block/blk-ioc.c: its I/O priority, once set */
+	struct mempolicy *mempolicy;	/* mm/mempolicy.c: its NUMA policy, NULL for the default */
+	short il_prev;			/* ... the node its interleaving took last */
 	/* a session task's limits (it has no signal_struct): its process's, a copy in each thread
 	 * (kernel/sys.c) */
 	struct rlimit session_rlim[RLIM_NLIMITS];

@@ -9,6 +9,7 @@
 #include "../include/uprobes.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
+#include "../include/mempolicy.h"
 #include "../include/ptrace.h"
 #include "../include/cred.h"
 #include "../include/security.h"
@@ -380,6 +381,12 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	p->timer_slack_ns = parent->timer_slack_ns;
 	p->default_timer_slack_ns = parent->timer_slack_ns;
 	p->start_time = ktime_get();
+	p->mempolicy = mpol_dup(parent->mempolicy);	/* the child's own copy */
+	if (IS_ERR(p->mempolicy)) {
+		p->mempolicy = NULL;
+		goto free_stack;
+	}
+	p->il_prev = parent->il_prev;
 	/* the alternate signal stack: a fork's child keeps it, a thread (which would share it)
 	 * does not (sas_ss_reset) */
 	if ((clone_flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM) {
@@ -469,6 +476,7 @@ free_files:
 free_stack:
 	if (p->mm)
 		mmput(p->mm);
+	mpol_put(p->mempolicy);
 	free_thread_stack(p->stack);
 free_task:
 	put_task_struct(p);
@@ -507,6 +515,13 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 	p->timer_slack_ns = p->default_timer_slack_ns = parent->timer_slack_ns;
 	p->personality = parent->personality;
 	p->start_time = ktime_get();	/* session_fork: the host's clone time, when known */
+	p->mempolicy = mpol_dup(parent->mempolicy);
+	if (IS_ERR(p->mempolicy)) {
+		free_thread_stack(p->stack);
+		put_task_struct(p);
+		return NULL;
+	}
+	p->il_prev = parent->il_prev;
 	thread_pid = alloc_pid(&init_pid_ns, &pid, 1);	/* the host's: clone3's set_tid */
 	copy_namespaces(0, p);
 	if (IS_ERR(thread_pid) || session_copy_sighand(parent, p, tgid && tgid != pid) ||
@@ -516,6 +531,7 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 		exit_files(p);
 		exit_fs(p);
 		exit_task_namespaces(p);
+		mpol_put(p->mempolicy);
 		free_thread_stack(p->stack);
 		put_task_struct(p);
 		return NULL;
@@ -548,6 +564,7 @@ notrace void session_free_process(struct task_struct *p)
 	exit_task_namespaces(p);
 	if (p->mm)
 		mmput(p->mm);
+	mpol_put_task_policy(p);
 	free_thread_stack(p->stack);
 	put_task_struct(p);
 }

@@ -236,18 +236,6 @@ SYSCALL_DEFINE6(mbind, unsigned long, start, unsigned long, len, unsigned long, 
 	return sys_ni_syscall();
 }
 
-/* mm/mempolicy.c */
-SYSCALL_DEFINE3(set_mempolicy, int, mode, const unsigned long *, nmask, unsigned long, maxnode)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mempolicy.c */
-SYSCALL_DEFINE5(get_mempolicy, int *, policy, unsigned long *, nmask, unsigned long, maxnode, unsigned long, addr, unsigned long, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/mqueue.c */
 SYSCALL_DEFINE4(mq_open, const char *, u_name, int, oflag, umode_t, mode, struct mq_attr *, u_attr)
 {

@@ -3,7 +3,8 @@
  * result, one a line ("sethostname(len -1) = -22"), with nothing that depends on the machine
  * but what the test compares itself (the file system names sysfs(2) lists).  Families:
  * uts (sethostname, setdomainname and uname), sysfs, ustat, kcmp, pkey, futex_waitv, pidfd
- * (process_madvise, process_mrelease), restart (restart_syscall).
+ * (process_madvise, process_mrelease), restart (restart_syscall), mempolicy (set_mempolicy,
+ * get_mempolicy).
  * For the emulated kernel only: `uts` renames the machine it runs on.
  */
 #include "libc.h"
@@ -398,12 +399,117 @@ static void fam_restart(void)
 	R("restart_syscall", sc(219, 0, 0, 0, 0, 0));
 }
 
+/* ---- set_mempolicy(2), get_mempolicy(2) on a machine of one NUMA node ---- */
+#define NR_set_mempolicy 238
+#define NR_get_mempolicy 239
+#define MPOL_DEFAULT 0
+#define MPOL_PREFERRED 1
+#define MPOL_BIND 2
+#define MPOL_INTERLEAVE 3
+#define MPOL_LOCAL 4
+#define MPOL_F_STATIC_NODES (1 << 15)
+#define MPOL_F_RELATIVE_NODES (1 << 14)
+#define MPOL_F_NUMA_BALANCING (1 << 13)
+#define MPOL_F_NODE 1
+#define MPOL_F_ADDR 2
+#define MPOL_F_MEMS_ALLOWED 4
+
+static void show_policy(const char *what, long addr, long flags)
+{
+	unsigned long mask[2] = { 0x55, 0x55 };
+	int mode = -1;
+	long r = sc(NR_get_mempolicy, L(&mode), L(mask), 128, addr, flags);
+
+	printf("%s = %ld: mode %d mask %ld %ld\n", what, r, mode, (long)mask[0], (long)mask[1]);
+}
+
+static long setpol(long mode, unsigned long mask, long maxnode)
+{
+	unsigned long m[2] = { mask, 0 };
+
+	return sc(NR_set_mempolicy, mode, L(m), maxnode, 0, 0);
+}
+
+static void mempolicy_child(long unused)
+{
+	show_policy("get_mempolicy in a forked child", 0, 0);
+}
+
+static void fam_mempolicy(void)
+{
+	static unsigned long big[40];
+	long page = sc(NR_mmap, 0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	int mode;
+
+	show_policy("get_mempolicy", 0, 0);
+	show_policy("get_mempolicy(MEMS_ALLOWED)", 0, MPOL_F_MEMS_ALLOWED);
+	R("set_mempolicy(BIND, node 0)", setpol(MPOL_BIND, 1, 64));
+	show_policy("get_mempolicy", 0, 0);
+	R("get_mempolicy(NODE) of a bind policy", sc(NR_get_mempolicy, L(&mode), 0, 0, 0, MPOL_F_NODE));
+	R("set_mempolicy(BIND, node 1)", setpol(MPOL_BIND, 2, 64));
+	R("set_mempolicy(BIND, no node)", setpol(MPOL_BIND, 0, 64));
+	R("set_mempolicy(BIND, maxnode 1)", setpol(MPOL_BIND, 1, 1));
+	R("set_mempolicy(INTERLEAVE, nodes 0-1)", setpol(MPOL_INTERLEAVE, 3, 64));
+	show_policy("get_mempolicy", 0, 0);
+	R("get_mempolicy(NODE) of interleave", (mode = -1, sc(NR_get_mempolicy, L(&mode), 0, 0, 0, MPOL_F_NODE)));
+	printf("its next node %d\n", mode);
+	R("set_mempolicy(PREFERRED, no node)", setpol(MPOL_PREFERRED, 0, 64));
+	show_policy("get_mempolicy", 0, 0);
+	R("set_mempolicy(PREFERRED, nodes 0-1)", setpol(MPOL_PREFERRED, 3, 64));
+	show_policy("get_mempolicy", 0, 0);
+	R("set_mempolicy(PREFERRED|STATIC, no node)", setpol(MPOL_PREFERRED | MPOL_F_STATIC_NODES, 0, 64));
+	R("set_mempolicy(LOCAL, node 0)", setpol(MPOL_LOCAL, 1, 64));
+	R("set_mempolicy(LOCAL|RELATIVE)", setpol(MPOL_LOCAL | MPOL_F_RELATIVE_NODES, 0, 64));
+	R("set_mempolicy(LOCAL)", setpol(MPOL_LOCAL, 0, 64));
+	show_policy("get_mempolicy", 0, 0);
+	R("set_mempolicy(BIND|STATIC, nodes 0-1)", setpol(MPOL_BIND | MPOL_F_STATIC_NODES, 3, 64));
+	show_policy("get_mempolicy", 0, 0);
+	R("set_mempolicy(BIND|STATIC, node 1)", setpol(MPOL_BIND | MPOL_F_STATIC_NODES, 2, 64));
+	R("set_mempolicy(BIND|RELATIVE, node 5)", setpol(MPOL_BIND | MPOL_F_RELATIVE_NODES, 32, 64));
+	show_policy("get_mempolicy", 0, 0);
+	as_user(mempolicy_child, 0);
+	R("set_mempolicy(BIND|STATIC|RELATIVE)", setpol(MPOL_BIND | MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES, 1, 64));
+	R("set_mempolicy(BIND|NUMA_BALANCING)", setpol(MPOL_BIND | MPOL_F_NUMA_BALANCING, 1, 64));
+	R("set_mempolicy(INTERLEAVE|NUMA_BALANCING)", setpol(MPOL_INTERLEAVE | MPOL_F_NUMA_BALANCING, 1, 64));
+	R("set_mempolicy(mode 6)", setpol(6, 1, 64));
+	R("set_mempolicy(mode -1)", setpol(-1, 1, 64));
+	R("set_mempolicy(DEFAULT, node 0)", setpol(MPOL_DEFAULT, 1, 64));
+	R("set_mempolicy(BIND, bad mask)", sc(NR_set_mempolicy, MPOL_BIND, BAD_PTR, 64, 0, 0));
+	R("set_mempolicy(BIND, maxnode past a page of bits)", sc(NR_set_mempolicy, MPOL_BIND, L(big), 4096 * 8 + 2, 0, 0));
+	big[0] = 1;
+	big[30] = 1;	/* node 1920 */
+	R("set_mempolicy(BIND, nodes 0 and 1920)", sc(NR_set_mempolicy, MPOL_BIND, L(big), 2048, 0, 0));
+	big[30] = 0;
+	big[1] = 1;	/* node 64 */
+	R("set_mempolicy(BIND, nodes 0 and 64)", sc(NR_set_mempolicy, MPOL_BIND, L(big), 128, 0, 0));
+	big[1] = 0;
+	R("set_mempolicy(BIND, node 0 of 2048)", sc(NR_set_mempolicy, MPOL_BIND, L(big), 2048, 0, 0));
+	R("set_mempolicy(DEFAULT)", setpol(MPOL_DEFAULT, 0, 0));
+	show_policy("get_mempolicy", 0, 0);
+
+	show_policy("get_mempolicy(ADDR) of a mapped page", page, MPOL_F_ADDR);
+	R("get_mempolicy(NODE|ADDR) of a mapped page", (mode = -1, sc(NR_get_mempolicy, L(&mode), 0, 0, page, MPOL_F_NODE | MPOL_F_ADDR)));
+	printf("its node %d\n", mode);
+	R("get_mempolicy(ADDR) unmapped", sc(NR_get_mempolicy, L(&mode), 0, 0, 4096, MPOL_F_ADDR));
+	R("get_mempolicy(addr without ADDR)", sc(NR_get_mempolicy, L(&mode), 0, 0, page, 0));
+	R("get_mempolicy(flags 8)", sc(NR_get_mempolicy, L(&mode), 0, 0, 0, 8));
+	R("get_mempolicy(MEMS_ALLOWED|NODE)", sc(NR_get_mempolicy, L(&mode), 0, 0, 0, MPOL_F_MEMS_ALLOWED | MPOL_F_NODE));
+	R("get_mempolicy(NODE) of the default", sc(NR_get_mempolicy, L(&mode), 0, 0, 0, MPOL_F_NODE));
+	R("get_mempolicy(maxnode 0)", sc(NR_get_mempolicy, L(&mode), L(big), 0, 0, 0));
+	R("get_mempolicy(maxnode past a page)", sc(NR_get_mempolicy, L(&mode), L(big), 4096 * 8 + 2, 0, 0));
+	R("get_mempolicy(a page of bits)", sc(NR_get_mempolicy, L(&mode), L(big), 4096 * 8 + 1, 0, 0));
+	R("get_mempolicy(bad mode pointer)", sc(NR_get_mempolicy, BAD_PTR, 0, 0, 0, 0));
+	R("get_mempolicy(bad mask)", sc(NR_get_mempolicy, L(&mode), BAD_PTR, 64, 0, 0));
+	R("get_mempolicy(no pointers)", sc(NR_get_mempolicy, 0, 0, 0, 0, 0));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*fn)(void); } fams[] = {
 		{ "uts", fam_uts }, { "sysfs", fam_sysfs }, { "ustat", fam_ustat }, { "kcmp", fam_kcmp },
 		{ "pkey", fam_pkey }, { "futex_waitv", fam_futex_waitv },
 		{ "pidfd", fam_pidfd }, { "restart", fam_restart },
+		{ "mempolicy", fam_mempolicy },
 	};
 	unsigned int i;
 
@@ -413,6 +519,6 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	dprintf(2, "usage: sysmisc uts|sysfs|ustat|kcmp|pkey|futex_waitv|pidfd|restart\n");
+	dprintf(2, "usage: sysmisc uts|sysfs|ustat|kcmp|pkey|futex_waitv|pidfd|restart|mempolicy\n");
 	return 2;
 }

@@ -1,5 +1,5 @@
-"""A session process's futex_waitv, sysfs, ustat, kcmp, process_madvise and process_mrelease
-(issue 15): the kernel replays each
+"""A session process's futex_waitv, sysfs, ustat, kcmp, process_madvise, process_mrelease,
+set_mempolicy and get_mempolicy (issue 15): the kernel replays each
 without blocking on a wait the host already ended (futex_waitv's wait is the host's, as
 FUTEX_WAIT's: the kernel checks the arguments and returns 0), and answers the others from its
 own state (its file system types, its devices, its tasks)."""
@@ -16,7 +16,8 @@ pytestmark = [pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid()
 T = "/sys/kernel/tracing"
 # futex_waitv on a word that does not hold the value, one with a past deadline, one a thread
 # waits in until the main thread wakes it; then sysfs, ustat and kcmp, right and wrong; then
-# its own memory advised cold through a pidfd, and the release of a live process refused.
+# its own memory advised cold through a pidfd, and the release of a live process refused; then
+# a policy bound to node 0, read back, dropped.
 # (The waker does not sleep between its wakes: a session thread's exit while another sleeps in
 # clock_nanosleep sometimes leaves the sleeper's replay waiting for ever, as on main: a
 # session.c matter, not these calls'.)
@@ -47,13 +48,18 @@ pidfd = os.pidfd_open(p)
 page = ctypes.create_string_buffer(8192)
 iov = ctypes.create_string_buffer(struct.pack("QQ", (ctypes.addressof(page) + 4095) & ~4095, 4096))
 print("host", sc(440, pidfd, ctypes.addressof(iov), 1, 20, 0), sc(448, pidfd, 0))
+mask, mode = (ctypes.c_ulong * 16)(1), ctypes.c_int(-1)
+print("host", sc(238, 2, ctypes.addressof(mask), 1025), sc(239, ctypes.addressof(mode), ctypes.addressof(mask), 1025, 0, 0),
+      mode.value, sc(238, 0, 0, 0))
 '''
 
 
 def test_replayed_calls_end_and_answer_from_the_kernel(tmp_path):
     script = tmp_path / "calls.py"
     script.write_text(SCRIPT)
-    enable = "; ".join(f"echo 1 > {T}/events/syscalls/sys_exit_{c}/enable" for c in ("futex_waitv", "sysfs", "ustat", "kcmp", "process_madvise", "process_mrelease"))
+    calls = ("futex_waitv", "sysfs", "ustat", "kcmp", "process_madvise", "process_mrelease", "set_mempolicy",
+             "get_mempolicy")
+    enable = "; ".join(f"echo 1 > {T}/events/syscalls/sys_exit_{c}/enable" for c in calls)
     result = tracefs_sim("run", "--workload", "none", "-c",
                          f"{enable}; python3 {script}; cat {T}/trace", timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -64,5 +70,6 @@ def test_replayed_calls_end_and_answer_from_the_kernel(tmp_path):
     others = [r for r in rets if r[0] != "futex_waitv"]
     assert others, result.stdout
     assert others[1:] == [("sysfs", -22), ("ustat", -22), ("kcmp", 0), ("kcmp", -22),
-                          ("process_madvise", 4096), ("process_mrelease", -22)]
+                          ("process_madvise", 4096), ("process_mrelease", -22),
+                          ("set_mempolicy", 0), ("get_mempolicy", 0), ("set_mempolicy", 0)]
     assert others[0][0] == "sysfs" and others[0][1] > 0

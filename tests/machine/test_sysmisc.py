@@ -1,8 +1,9 @@
 """The small calls of issue 15 (sethostname, setdomainname, sysfs, ustat, kcmp, the pkey calls,
-futex_waitv, process_madvise, process_mrelease, restart_syscall), driven by the guest program `sysmisc` (kernel_model/user/sysmisc.c).  Each family's expected
+futex_waitv, process_madvise, process_mrelease, restart_syscall, set_mempolicy, get_mempolicy),
+driven by the guest program `sysmisc` (kernel_model/user/sysmisc.c).  Each family's expected
 output is what the same binary printed on a real Linux 6.1 (shared/tools/real-tracefs, a QEMU
-cpu without protection keys, as the model's), but for what is the model's own: its first
-node name, its file system types (sysfs(2) must list /proc/filesystems'), and KCMP_SYSVSEM
+cpu without protection keys and one NUMA node, as the model's), but for what is the model's own:
+its first node name, its file system types (sysfs(2) must list /proc/filesystems'), and KCMP_SYSVSEM
 (EOPNOTSUPP: no SysV IPC here, as a kernel without CONFIG_SYSVIPC)."""
 import pytest
 
@@ -19,6 +20,62 @@ def sysmisc(machine, run_program, family):
 
 
 EXPECTED = {
+    "mempolicy": """\
+get_mempolicy = 0: mode 0 mask 0 0
+get_mempolicy(MEMS_ALLOWED) = 0: mode 0 mask 1 0
+set_mempolicy(BIND, node 0) = 0
+get_mempolicy = 0: mode 2 mask 1 0
+get_mempolicy(NODE) of a bind policy = -22
+set_mempolicy(BIND, node 1) = -22
+set_mempolicy(BIND, no node) = -22
+set_mempolicy(BIND, maxnode 1) = -22
+set_mempolicy(INTERLEAVE, nodes 0-1) = 0
+get_mempolicy = 0: mode 3 mask 1 0
+get_mempolicy(NODE) of interleave = 0
+its next node 0
+set_mempolicy(PREFERRED, no node) = 0
+get_mempolicy = 0: mode 4 mask 0 0
+set_mempolicy(PREFERRED, nodes 0-1) = 0
+get_mempolicy = 0: mode 1 mask 1 0
+set_mempolicy(PREFERRED|STATIC, no node) = -22
+set_mempolicy(LOCAL, node 0) = -22
+set_mempolicy(LOCAL|RELATIVE) = -22
+set_mempolicy(LOCAL) = 0
+get_mempolicy = 0: mode 4 mask 0 0
+set_mempolicy(BIND|STATIC, nodes 0-1) = 0
+get_mempolicy = 0: mode 32770 mask 3 0
+set_mempolicy(BIND|STATIC, node 1) = -22
+set_mempolicy(BIND|RELATIVE, node 5) = 0
+get_mempolicy = 0: mode 16386 mask 32 0
+get_mempolicy in a forked child = 0: mode 16386 mask 32 0
+set_mempolicy(BIND|STATIC|RELATIVE) = -22
+set_mempolicy(BIND|NUMA_BALANCING) = 0
+set_mempolicy(INTERLEAVE|NUMA_BALANCING) = -22
+set_mempolicy(mode 6) = -22
+set_mempolicy(mode -1) = -22
+set_mempolicy(DEFAULT, node 0) = -22
+set_mempolicy(BIND, bad mask) = -14
+set_mempolicy(BIND, maxnode past a page of bits) = -22
+set_mempolicy(BIND, nodes 0 and 1920) = -22
+set_mempolicy(BIND, nodes 0 and 64) = 0
+set_mempolicy(BIND, node 0 of 2048) = 0
+set_mempolicy(DEFAULT) = -22
+get_mempolicy = 0: mode 2 mask 1 0
+get_mempolicy(ADDR) of a mapped page = 0: mode 0 mask 0 0
+get_mempolicy(NODE|ADDR) of a mapped page = 0
+its node 0
+get_mempolicy(ADDR) unmapped = -14
+get_mempolicy(addr without ADDR) = -22
+get_mempolicy(flags 8) = -22
+get_mempolicy(MEMS_ALLOWED|NODE) = -22
+get_mempolicy(NODE) of the default = -22
+get_mempolicy(maxnode 0) = -22
+get_mempolicy(maxnode past a page) = -22
+get_mempolicy(a page of bits) = 0
+get_mempolicy(bad mode pointer) = -14
+get_mempolicy(bad mask) = -14
+get_mempolicy(no pointers) = 0
+""",
     "pidfd": """\
 process_madvise(child, 2 segments, WILLNEED) = 12288
 process_madvise(child, COLD) = 12288
