@@ -470,11 +470,5 @@ SYSCALL_DEFINE1(memfd_secret, unsigned int, flags)
 	return sys_ni_syscall();
 }
 
-/* mm/mempolicy.c */
-SYSCALL_DEFINE4(set_mempolicy_home_node, unsigned long, start, unsigned long, len, unsigned long, home_node, unsigned long, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/sys_ni.c */
 COND_SYSCALL(lookup_dcookie);

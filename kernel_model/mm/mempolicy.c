@@ -3,7 +3,8 @@
  * set_mempolicy(2) and read by get_mempolicy(2) with 6.1's checks and errnos.  With one node
  * every policy allocates from node 0, so the policy is kept and reported, never consulted.
  * A forked child gets a copy of its parent's, exec keeps it, exit drops it.  No VMA policies
- * (mbind and the calls on them are ENOSYS): get_mempolicy finds the default at any address.
+ * (mbind is ENOSYS): get_mempolicy finds the default at any address, set_mempolicy_home_node
+ * no policy to change.
  */
 #include "../include/syscalls.h"
 #include "../include/mm.h"
@@ -310,6 +311,32 @@ SYSCALL_DEFINE5(get_mempolicy, int *, policy, unsigned long *, nmask, unsigned l
 		unsigned long, addr, unsigned long, flags)
 {
 	return kernel_get_mempolicy(policy, nmask, maxnode, addr, flags);
+}
+
+/* set_mempolicy_home_node(2): the node the bind or preferred-many policies of a range's VMAs
+ * allocate from first.  Only a VMA with a policy of its own is changed, and none has one here
+ * (no mbind): the range's VMAs are all passed over, which 6.1 answers ENOENT. */
+SYSCALL_DEFINE4(set_mempolicy_home_node, unsigned long, start, unsigned long, len, unsigned long, home_node,
+		unsigned long, flags)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long end;
+
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	if (flags != 0)	/* for future extensions */
+		return -EINVAL;
+	if (home_node >= NODEMASK_BITS || home_node >= nr_node_ids)	/* !node_online() */
+		return -EINVAL;
+	len = PAGE_ALIGN(len);
+	end = start + len;
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
+		return 0;
+	mmap_write_lock(mm);	/* (each VMA in [start, end): vma_policy() NULL, passed over) */
+	mmap_write_unlock(mm);
+	return -ENOENT;
 }
 
 /* ---- a task's policy over fork and exit ---- */

@@ -4,7 +4,7 @@
  * but what the test compares itself (the file system names sysfs(2) lists).  Families:
  * uts (sethostname, setdomainname and uname), sysfs, ustat, kcmp, pkey, futex_waitv, pidfd
  * (process_madvise, process_mrelease), restart (restart_syscall), mempolicy (set_mempolicy,
- * get_mempolicy).
+ * get_mempolicy, set_mempolicy_home_node).
  * For the emulated kernel only: `uts` renames the machine it runs on.
  */
 #include "libc.h"
@@ -501,6 +501,15 @@ static void fam_mempolicy(void)
 	R("get_mempolicy(bad mode pointer)", sc(NR_get_mempolicy, BAD_PTR, 0, 0, 0, 0));
 	R("get_mempolicy(bad mask)", sc(NR_get_mempolicy, L(&mode), BAD_PTR, 64, 0, 0));
 	R("get_mempolicy(no pointers)", sc(NR_get_mempolicy, 0, 0, 0, 0, 0));
+
+	R("set_mempolicy_home_node(a mapped page, node 0)", sc(450, page, 4096, 0, 0, 0));
+	R("set_mempolicy_home_node(unmapped, node 0)", sc(450, 4096, 4096, 0, 0, 0));
+	R("set_mempolicy_home_node(len 0)", sc(450, page, 0, 0, 0, 0));
+	R("set_mempolicy_home_node(node 1)", sc(450, page, 4096, 1, 0, 0));
+	R("set_mempolicy_home_node(node 5000)", sc(450, page, 4096, 5000, 0, 0));
+	R("set_mempolicy_home_node(flags 1)", sc(450, page, 4096, 0, 1, 0));
+	R("set_mempolicy_home_node(unaligned)", sc(450, page + 1, 4096, 0, 0, 0));
+	R("set_mempolicy_home_node(past the end of memory)", sc(450, -8192L, 16384, 0, 0, 0));
 }
 
 int main(int argc, char **argv)

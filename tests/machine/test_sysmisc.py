@@ -1,10 +1,11 @@
 """The small calls of issue 15 (sethostname, setdomainname, sysfs, ustat, kcmp, the pkey calls,
-futex_waitv, process_madvise, process_mrelease, restart_syscall, set_mempolicy, get_mempolicy),
-driven by the guest program `sysmisc` (kernel_model/user/sysmisc.c).  Each family's expected
-output is what the same binary printed on a real Linux 6.1 (shared/tools/real-tracefs, a QEMU
-cpu without protection keys and one NUMA node, as the model's), but for what is the model's own:
-its first node name, its file system types (sysfs(2) must list /proc/filesystems'), and KCMP_SYSVSEM
-(EOPNOTSUPP: no SysV IPC here, as a kernel without CONFIG_SYSVIPC)."""
+futex_waitv, process_madvise, process_mrelease, restart_syscall, set_mempolicy, get_mempolicy,
+set_mempolicy_home_node), driven by the guest program `sysmisc` (kernel_model/user/sysmisc.c).
+Each family's expected output is what the same binary printed on a real Linux 6.1
+(shared/tools/real-tracefs, a QEMU cpu without protection keys and one NUMA node, as the
+model's), but for what is the model's own: its first node name, its file system types
+(sysfs(2) must list /proc/filesystems'), and KCMP_SYSVSEM (EOPNOTSUPP: no SysV IPC here, as a
+kernel without CONFIG_SYSVIPC)."""
 import pytest
 
 
@@ -75,6 +76,14 @@ get_mempolicy(a page of bits) = 0
 get_mempolicy(bad mode pointer) = -14
 get_mempolicy(bad mask) = -14
 get_mempolicy(no pointers) = 0
+set_mempolicy_home_node(a mapped page, node 0) = -2
+set_mempolicy_home_node(unmapped, node 0) = -2
+set_mempolicy_home_node(len 0) = 0
+set_mempolicy_home_node(node 1) = -22
+set_mempolicy_home_node(node 5000) = -22
+set_mempolicy_home_node(flags 1) = -22
+set_mempolicy_home_node(unaligned) = -22
+set_mempolicy_home_node(past the end of memory) = -22
 """,
     "pidfd": """\
 process_madvise(child, 2 segments, WILLNEED) = 12288
