@@ -296,12 +296,6 @@ SYSCALL_DEFINE5(keyctl, int, option, unsigned long, arg2, unsigned long, arg3, u
 	return sys_ni_syscall();
 }
 
-/* mm/mempolicy.c */
-SYSCALL_DEFINE4(migrate_pages, pid_t, pid, unsigned long, maxnode, const unsigned long *, old_nodes, const unsigned long *, new_nodes)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/migrate.c */
 SYSCALL_DEFINE6(move_pages, pid_t, pid, unsigned long, nr_pages, const void * *, pages, const int *, nodes, int *, status, int, flags)
 {

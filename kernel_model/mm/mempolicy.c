@@ -4,13 +4,16 @@
  * every policy allocates from node 0, so the policy is kept and reported, never consulted.
  * A forked child gets a copy of its parent's, exec keeps it, exit drops it.  No VMA policies
  * (mbind is ENOSYS): get_mempolicy finds the default at any address, set_mempolicy_home_node
- * no policy to change.
+ * no policy to change.  migrate_pages has no page off node 0 to move.
  */
 #include "../include/syscalls.h"
 #include "../include/mm.h"
 #include "../include/mmap_lock.h"
 #include "../include/bitops.h"
 #include "../include/mempolicy.h"
+#include "../include/pid.h"
+#include "../include/cred.h"
+#include "../include/ptrace.h"
 
 #define MPOL_F_STATIC_NODES	(1 << 15)
 #define MPOL_F_RELATIVE_NODES	(1 << 14)
@@ -337,6 +340,74 @@ SYSCALL_DEFINE4(set_mempolicy_home_node, unsigned long, start, unsigned long, le
 	mmap_write_lock(mm);	/* (each VMA in [start, end): vma_policy() NULL, passed over) */
 	mmap_write_unlock(mm);
 	return -ENOENT;
+}
+
+/* ---- migrate_pages(2): a process's pages moved from some nodes to others ---- */
+
+/* The pages of mm on the nodes of from, each moved to its node in to: the count that could not
+ * be.  Every page here is on node 0, and node 0 maps to itself or to a node without memory
+ * (which the caller took out of to): nothing moves, nothing fails. */
+noinline int do_migrate_pages(struct mm_struct *mm, const nodemask_t *from, const nodemask_t *to, int flags)
+{
+	mmap_read_lock(mm);	/* (each <source, dest> pair: no page on source to queue) */
+	mmap_read_unlock(mm);
+	return 0;
+}
+
+#define MPOL_MF_MOVE		(1 << 1)
+#define MPOL_MF_MOVE_ALL	(1 << 2)
+
+/* nodes_subset(*a, *b) */
+static bool nodes_subset(const nodemask_t *a, const nodemask_t *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(a->bits); i++)
+		if (a->bits[i] & ~b->bits[i])
+			return false;
+	return true;
+}
+
+noinline int kernel_migrate_pages(pid_t pid, unsigned long maxnode, const unsigned long *old_nodes,
+				  const unsigned long *new_nodes)
+{
+	const nodemask_t allowed = mems_allowed;	/* cpuset_mems_allowed(): the task's, the caller's */
+	struct task_struct *task;
+	struct mm_struct *mm;
+	nodemask_t old, new;
+	int err;
+
+	err = get_nodes(&old, old_nodes, maxnode);
+	if (!err)
+		err = get_nodes(&new, new_nodes, maxnode);
+	if (err)
+		return err;
+	preempt_disable();	/* rcu_read_lock(): the task stays while it is looked at */
+	task = pid ? find_task_by_vpid(pid) : current;
+	if (!task)
+		err = -ESRCH;
+	else if (!ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS))
+		err = -EPERM;
+	else if (!nodes_subset(&new, &allowed) && !capable(CAP_SYS_NICE))
+		err = -EPERM;
+	else if (nodes_and(&new, &new, &allowed), nodes_empty(&new))
+		err = -EINVAL;
+	/* (security_task_movememory(): no LSM here has the hook) */
+	mm = err ? NULL : get_task_mm(task);
+	preempt_enable();
+	if (err)
+		return err;
+	if (!mm)
+		return -EINVAL;
+	err = do_migrate_pages(mm, &old, &new, capable(CAP_SYS_NICE) ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
+	mmput(mm);
+	return err;
+}
+
+SYSCALL_DEFINE4(migrate_pages, pid_t, pid, unsigned long, maxnode, const unsigned long *, old_nodes,
+		const unsigned long *, new_nodes)
+{
+	return kernel_migrate_pages(pid, maxnode, old_nodes, new_nodes);
 }
 
 /* ---- a task's policy over fork and exit ---- */

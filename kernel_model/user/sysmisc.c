@@ -4,7 +4,7 @@
  * but what the test compares itself (the file system names sysfs(2) lists).  Families:
  * uts (sethostname, setdomainname and uname), sysfs, ustat, kcmp, pkey, futex_waitv, pidfd
  * (process_madvise, process_mrelease), restart (restart_syscall), mempolicy (set_mempolicy,
- * get_mempolicy, set_mempolicy_home_node).
+ * get_mempolicy, set_mempolicy_home_node, migrate_pages).
  * For the emulated kernel only: `uts` renames the machine it runs on.
  */
 #include "libc.h"
@@ -430,6 +430,16 @@ static long setpol(long mode, unsigned long mask, long maxnode)
 	return sc(NR_set_mempolicy, mode, L(m), maxnode, 0, 0);
 }
 
+/* as uid 1000: the root parent's pages (EPERM), its own to a node it may not use (EPERM) */
+static void migrate_unprivileged(long parent)
+{
+	unsigned long n0[2] = { 1, 0 }, n01[2] = { 3, 0 };
+
+	R("migrate_pages(root parent) as uid 1000", sc(256, parent, 64, L(n0), L(n0), 0));
+	R("migrate_pages(self, 0 to 0-1) as uid 1000", sc(256, 0, 64, L(n0), L(n01), 0));
+	R("migrate_pages(self, 0 to 0) as uid 1000", sc(256, 0, 64, L(n0), L(n0), 0));
+}
+
 static void mempolicy_child(long unused)
 {
 	show_policy("get_mempolicy in a forked child", 0, 0);
@@ -510,6 +520,20 @@ static void fam_mempolicy(void)
 	R("set_mempolicy_home_node(flags 1)", sc(450, page, 4096, 0, 1, 0));
 	R("set_mempolicy_home_node(unaligned)", sc(450, page + 1, 4096, 0, 0, 0));
 	R("set_mempolicy_home_node(past the end of memory)", sc(450, -8192L, 16384, 0, 0, 0));
+	as_user(migrate_unprivileged, getpid());
+	{
+		unsigned long n0[2] = { 1, 0 }, n1[2] = { 2, 0 }, n01[2] = { 3, 0 };
+
+		R("migrate_pages(self, 0 to 0)", sc(256, 0, 64, L(n0), L(n0), 0));
+		R("migrate_pages(self, 1 to 0)", sc(256, getpid(), 64, L(n1), L(n0), 0));
+		R("migrate_pages(self, 0 to 0-1)", sc(256, 0, 64, L(n0), L(n01), 0));
+		R("migrate_pages(self, 0 to 1)", sc(256, 0, 64, L(n0), L(n1), 0));
+		R("migrate_pages(self, 0 to none)", sc(256, 0, 64, L(n0), 0, 0));
+		R("migrate_pages(no such pid)", sc(256, 999999, 64, L(n0), L(n0), 0));
+		R("migrate_pages(bad old mask)", sc(256, 0, 64, BAD_PTR, L(n0), 0));
+		R("migrate_pages(bad new mask)", sc(256, 0, 64, L(n0), BAD_PTR, 0));
+		R("migrate_pages(maxnode past a page of bits)", sc(256, 0, 4096 * 8 + 2, L(n0), L(n0), 0));
+	}
 }
 
 int main(int argc, char **argv)

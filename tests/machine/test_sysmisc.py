@@ -1,7 +1,7 @@
 """The small calls of issue 15 (sethostname, setdomainname, sysfs, ustat, kcmp, the pkey calls,
 futex_waitv, process_madvise, process_mrelease, restart_syscall, set_mempolicy, get_mempolicy,
-set_mempolicy_home_node), driven by the guest program `sysmisc` (kernel_model/user/sysmisc.c).
-Each family's expected output is what the same binary printed on a real Linux 6.1
+set_mempolicy_home_node, migrate_pages), driven by the guest program `sysmisc`
+(kernel_model/user/sysmisc.c).  Each family's expected output is what the same binary printed on a real Linux 6.1
 (shared/tools/real-tracefs, a QEMU cpu without protection keys and one NUMA node, as the
 model's), but for what is the model's own: its first node name, its file system types
 (sysfs(2) must list /proc/filesystems'), and KCMP_SYSVSEM (EOPNOTSUPP: no SysV IPC here, as a
@@ -84,6 +84,18 @@ set_mempolicy_home_node(node 5000) = -22
 set_mempolicy_home_node(flags 1) = -22
 set_mempolicy_home_node(unaligned) = -22
 set_mempolicy_home_node(past the end of memory) = -22
+migrate_pages(root parent) as uid 1000 = -1
+migrate_pages(self, 0 to 0-1) as uid 1000 = -1
+migrate_pages(self, 0 to 0) as uid 1000 = 0
+migrate_pages(self, 0 to 0) = 0
+migrate_pages(self, 1 to 0) = 0
+migrate_pages(self, 0 to 0-1) = 0
+migrate_pages(self, 0 to 1) = -22
+migrate_pages(self, 0 to none) = -22
+migrate_pages(no such pid) = -3
+migrate_pages(bad old mask) = -14
+migrate_pages(bad new mask) = -14
+migrate_pages(maxnode past a page of bits) = -22
 """,
     "pidfd": """\
 process_madvise(child, 2 segments, WILLNEED) = 12288
