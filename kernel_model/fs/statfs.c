@@ -113,3 +113,43 @@ SYSCALL_DEFINE2(fstatfs, unsigned int, fd, struct statfs *, buf)
 		error = do_statfs_native(&st, buf);
 	return error;
 }
+
+/* ---- ustat(2): the free blocks and inodes of a mounted device's file system ---- */
+struct ustat {
+	int f_tfree;		/* __kernel_daddr_t */
+	unsigned long f_tinode;	/* ino_t (x86-64 has no CONFIG_ARCH_32BIT_USTAT_F_TINODE) */
+	char f_fname[6];
+	char f_fpack[6];
+};
+
+/* the 32-bit encoding of a dev_t userspace passes (include/linux/kdev_t.h) */
+static inline dev_t new_decode_dev(u32 dev)
+{
+	unsigned int major = (dev & 0xfff00) >> 8;
+	unsigned int minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+
+	return MKDEV(major, minor);
+}
+
+static inline int vfs_ustat(dev_t dev, struct kstatfs *sbuf)
+{
+	struct super_block *s = user_get_super(dev, false);
+
+	if (!s)
+		return -EINVAL;
+	return statfs_by_dentry(s->s_root, sbuf);
+}
+
+SYSCALL_DEFINE2(ustat, unsigned, dev, struct ustat *, ubuf)
+{
+	struct ustat tmp;
+	struct kstatfs sbuf;
+	int err = vfs_ustat(new_decode_dev(dev), &sbuf);
+
+	if (err)
+		return err;
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.f_tfree = sbuf.f_bfree;
+	tmp.f_tinode = sbuf.f_ffree;
+	return copy_to_user(ubuf, &tmp, sizeof(tmp)) ? -EFAULT : 0;
+}

@@ -53,3 +53,15 @@ noinline void iterate_supers(void (*f)(struct super_block *, void *), void *arg)
 	list_for_each_entry(sb, &super_blocks, s_list)
 		f(sb, arg);
 }
+
+/* The mounted super block of device dev (ustat(2)), or NULL; never unmounted here, so no
+ * reference is taken (6.1's s_count and s_umount, dropped by drop_super()) */
+noinline struct super_block *user_get_super(dev_t dev, bool excl)
+{
+	struct super_block *sb;
+
+	list_for_each_entry(sb, &super_blocks, s_list)
+		if (sb->s_dev == dev && sb->s_root)
+			return sb;
+	return NULL;
+}

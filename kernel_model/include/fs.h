@@ -769,6 +769,7 @@ extern const struct dentry_operations simple_dentry_operations;
 int register_filesystem(struct file_system_type *fs);
 struct file_system_type *get_fs_type(const char *name);
 void iterate_supers(void (*f)(struct super_block *, void *), void *arg);
+struct super_block *user_get_super(dev_t dev, bool excl);
 struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data);
 struct vfsmount *kern_mount(struct file_system_type *type);
 int do_add_mount_at(struct vfsmount *mnt, const struct path *where);
@@ -952,6 +953,7 @@ static inline void fdput_pos(struct fd f)
 }
 void fput(struct file *file);
 void eventpoll_release_file(struct file *file);	/* kernel/epoll.c */
+struct file *get_epoll_tfile_raw_ptr(struct file *file, int tfd, unsigned long toff);	/* kcmp(2) */
 struct file *get_file(struct file *f);
 int vfs_fsync_range(struct file *file, loff_t start, loff_t end, int datasync);	/* (fs/sync.c) */
 int vfs_fadvise(struct file *file, loff_t offset, loff_t len, int advice);	/* (mm/fadvise.c) */

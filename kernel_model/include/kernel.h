@@ -318,6 +318,8 @@ struct task_struct {
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 	struct io_context *io_context;	/* block/blk-ioc.c: its I/O priority, once set */
+	struct mempolicy *mempolicy;	/* mm/mempolicy.c: its NUMA policy, NULL for the default */
+	short il_prev;			/* ... the node its interleaving took last */
 	/* a session task's limits (it has no signal_struct): its process's, a copy in each thread
 	 * (kernel/sys.c) */
 	struct rlimit session_rlim[RLIM_NLIMITS];
@@ -658,6 +660,7 @@ struct vfork_done {
 void mm_release(struct task_struct *tsk, struct mm_struct *mm);
 void exit_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct mm_struct *get_task_mm(struct task_struct *task);
+struct mm_struct *mm_access(struct task_struct *task, unsigned int mode);
 struct file *get_mm_exe_file(struct mm_struct *mm);
 struct file *get_task_exe_file(struct task_struct *task);
 /* the task's nice value, -20 (most favoured) to 19 (include/linux/sched.h) */

@@ -56,6 +56,7 @@ struct pid_namespace *task_active_pid_ns(struct task_struct *tsk);
 struct file;
 struct pid *pidfd_pid(const struct file *file);
 struct pid *pidfd_get_pid(unsigned int fd, unsigned int *flags);
+struct task_struct *pidfd_get_task(int pidfd, unsigned int *flags);
 int pidfd_prepare(struct pid *pid, unsigned int flags, struct file **ret);
 int __pidfd_prepare(struct pid *pid, unsigned int flags, struct file **ret);
 int pidfd_create(struct pid *pid, unsigned int flags);

@@ -677,3 +677,36 @@ SYSCALL_DEFINE6(epoll_pwait2, int, epfd, struct epoll_event *, events, int, maxe
 	}
 	return do_epoll_pwait(epfd, events, maxevents, top, sigmask, sigsetsize);
 }
+
+/* ---- kcmp(2)'s KCMP_EPOLL_TFD: the file of the toff-th item on fd tfd of the set, counted
+ * in the order the items were added (6.1's in its tree's, by file address) ---- */
+static struct epitem *ep_find_tfd(struct eventpoll *ep, int tfd, unsigned long toff)
+{
+	struct epitem *epi;
+
+	list_for_each_entry(epi, &ep->items, node) {
+		if (epi->fd == tfd) {
+			if (toff == 0)
+				return epi;
+			toff--;
+		}
+	}
+	return NULL;
+}
+
+/* EINVAL: not an epoll file; ENOENT: no such item.  Not referenced: kcmp compares the address. */
+noinline struct file *get_epoll_tfile_raw_ptr(struct file *file, int tfd, unsigned long toff)
+{
+	struct file *file_raw;
+	struct eventpoll *ep;
+	struct epitem *epi;
+
+	if (!is_file_epoll(file))
+		return ERR_PTR(-EINVAL);
+	ep = file->private_data;
+	mutex_lock(&ep->mtx);
+	epi = ep_find_tfd(ep, tfd, toff);
+	file_raw = epi ? epi->file : ERR_PTR(-ENOENT);
+	mutex_unlock(&ep->mtx);
+	return file_raw;
+}

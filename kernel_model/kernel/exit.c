@@ -1,4 +1,5 @@
 /* Task exit, reaping and wait4. */
+#include "../include/mempolicy.h"
 #include "../include/syscalls.h"
 #include "../include/pid.h"
 #include "../include/blkdev.h"
@@ -167,6 +168,7 @@ void __noreturn do_exit(long code)
 	exit_task_namespaces(tsk);
 	if (tsk->io_context)
 		exit_io_context(tsk);
+	mpol_put_task_policy(tsk);
 	perf_event_exit_task(tsk);
 	uprobe_free_utask(tsk);
 	spin_lock_irqsave(&sched_lock, flags);

@@ -10,6 +10,8 @@
 #include "../include/perf_event.h"
 #include "../include/signal.h"
 #include "../include/ipc.h"
+#include "../include/mempolicy.h"
+#include "../include/ptrace.h"
 #include "../include/cred.h"
 #include "../include/security.h"
 #include "../include/poll.h"
@@ -170,6 +172,22 @@ noinline struct mm_struct *get_task_mm(struct task_struct *task)
 	if (mm)
 		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);	/* mmget() */
 	spin_unlock_irqrestore(&sched_lock, flags);
+	return mm;
+}
+
+/* The task's mm (a reference), if the caller may look into it as mode says: -EACCES if not,
+ * -ESRCH if it has none.  (6.1 holds the task's exec_update_lock meanwhile; here the task is
+ * held as the caller holds it, under RCU, and an exec racing with the check is not kept out.) */
+noinline struct mm_struct *mm_access(struct task_struct *task, unsigned int mode)
+{
+	struct mm_struct *mm = get_task_mm(task);
+
+	if (!mm) {
+		mm = ERR_PTR(-ESRCH);
+	} else if (mm != current->mm && !ptrace_may_access(task, mode)) {
+		mmput(mm);
+		mm = ERR_PTR(-EACCES);
+	}
 	return mm;
 }
 
@@ -364,6 +382,12 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	p->timer_slack_ns = parent->timer_slack_ns;
 	p->default_timer_slack_ns = parent->timer_slack_ns;
 	p->start_time = ktime_get();
+	p->mempolicy = mpol_dup(parent->mempolicy);	/* the child's own copy */
+	if (IS_ERR(p->mempolicy)) {
+		p->mempolicy = NULL;
+		goto free_stack;
+	}
+	p->il_prev = parent->il_prev;
 	/* the alternate signal stack: a fork's child keeps it, a thread (which would share it)
 	 * does not (sas_ss_reset) */
 	if ((clone_flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM) {
@@ -454,6 +478,7 @@ free_files:
 free_stack:
 	if (p->mm)
 		mmput(p->mm);
+	mpol_put(p->mempolicy);
 	free_thread_stack(p->stack);
 free_task:
 	put_task_struct(p);
@@ -492,6 +517,13 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 	p->timer_slack_ns = p->default_timer_slack_ns = parent->timer_slack_ns;
 	p->personality = parent->personality;
 	p->start_time = ktime_get();	/* session_fork: the host's clone time, when known */
+	p->mempolicy = mpol_dup(parent->mempolicy);
+	if (IS_ERR(p->mempolicy)) {
+		free_thread_stack(p->stack);
+		put_task_struct(p);
+		return NULL;
+	}
+	p->il_prev = parent->il_prev;
 	thread_pid = alloc_pid(&init_pid_ns, &pid, 1);	/* the host's: clone3's set_tid */
 	copy_namespaces(0, p);
 	if (IS_ERR(thread_pid) || session_copy_sighand(parent, p, tgid && tgid != pid) ||
@@ -501,6 +533,7 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 		exit_files(p);
 		exit_fs(p);
 		exit_task_namespaces(p);
+		mpol_put(p->mempolicy);
 		free_thread_stack(p->stack);
 		put_task_struct(p);
 		return NULL;
@@ -535,6 +568,7 @@ notrace void session_free_process(struct task_struct *p)
 	exit_task_namespaces(p);
 	if (p->mm)
 		mmput(p->mm);
+	mpol_put_task_policy(p);
 	free_thread_stack(p->stack);
 	put_task_struct(p);
 }

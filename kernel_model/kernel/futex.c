@@ -3,7 +3,8 @@
  * value it expects, and is woken by another's FUTEX_WAKE on the same word.  A private
  * futex is known by its address space and address, a shared one by the page it is on
  * (get_futex_key).  WAIT, WAKE and their _BITSET forms (what glibc's and musl's mutexes,
- * condition variables and pthread_join use); the requeue and PI operations are ENOSYS.
+ * condition variables and pthread_join use), and futex_waitv(2); the requeue and PI operations
+ * are ENOSYS.
  */
 #include "../include/syscalls.h"
 #include "../include/pid.h"
@@ -298,6 +299,173 @@ SYSCALL_DEFINE6(futex, u32 *, uaddr, int, op, u32, val, const struct __kernel_ti
 		tp = &t;
 	}
 	return do_futex(uaddr, op, val, tp, uaddr2, (unsigned long)utime, val3);
+}
+
+/* ---- futex_waitv(2) (kernel/futex/syscalls.c, waitwake.c): a wait on several words at once,
+ * ended by a wake of any of them (its index returned), the timeout or a signal ---- */
+#define FUTEX_32		2
+#define FUTEX_WAITV_MAX		128
+#define FUTEXV_WAITER_MASK	(FUTEX_32 | FUTEX_PRIVATE_FLAG)
+
+struct futex_waitv {
+	u64 val;
+	u64 uaddr;
+	u32 flags;
+	u32 __reserved;
+};
+
+struct futex_vector {
+	struct futex_waitv w;
+	struct futex_q q;
+};
+
+/* every waiter off its bucket: the index of the last one a wake took, or -1 */
+static int unqueue_multiple(struct futex_vector *v, int count)
+{
+	int ret = -1, i;
+
+	for (i = 0; i < count; i++)
+		if (!futex_unqueue(&v[i].q))
+			ret = i;
+	return ret;
+}
+
+/* All queued, each while its word holds its value: 0; 1 when one was woken meanwhile (*woken);
+ * or -EFAULT, -EINVAL, -EAGAIN (a word changed).  The keys first: getting one may fault, which
+ * the task must not do once it is queued and TASK_INTERRUPTIBLE.  (6.1 reads the words with
+ * page faults off and retries after faulting one in; here the read faults in place, so an
+ * -EFAULT there is a word that cannot be read.) */
+static int futex_wait_multiple_setup(struct futex_vector *vs, int count, int *woken)
+{
+	struct futex_hash_bucket *hb;
+	int ret, i;
+	u32 uval;
+
+	for (i = 0; i < count; i++) {
+		ret = get_futex_key((u32 *)vs[i].w.uaddr, vs[i].w.flags & FUTEX_PRIVATE_FLAG ? 0 : FLAGS_SHARED,
+				    &vs[i].q.key);
+		if (unlikely(ret))
+			return ret;
+	}
+	set_current_state(TASK_INTERRUPTIBLE);
+	for (i = 0; i < count; i++) {
+		u32 *uaddr = (u32 *)vs[i].w.uaddr;
+		struct futex_q *q = &vs[i].q;
+
+		hb = futex_q_lock(q);
+		ret = futex_get_value_locked(&uval, uaddr);
+		if (!ret && uval == (u32)vs[i].w.val) {
+			__futex_queue(q, hb);	/* futex_queue(): queued, then the bucket unlocked */
+			futex_q_unlock(hb);
+			continue;
+		}
+		futex_q_unlock(hb);
+		set_current_state(TASK_RUNNING);
+		*woken = unqueue_multiple(vs, i);	/* a wake that came first wins over the error */
+		if (*woken >= 0)
+			return 1;
+		return ret ? ret : -EAGAIN;
+	}
+	return 0;
+}
+
+/* asleep unless the timeout passed or a wake came (a bucket lock the setup slept on may have
+ * left the task running: it then goes round again) */
+static void futex_sleep_multiple(struct futex_vector *vs, unsigned int count, struct hrtimer_sleeper *to)
+{
+	if (to && !to->task)
+		return;
+	for (; count; count--, vs++)
+		if (READ_ONCE(vs->q.woken))
+			return;
+	if (!signal_pending(current))
+		schedule();
+}
+
+/* The index of a woken futex, -ETIMEDOUT, -ERESTARTSYS or the setup's error.  A session task
+ * waits on the host (session.c waits for its return), as its FUTEX_WAIT does. */
+noinline int futex_wait_multiple(struct futex_vector *vs, unsigned int count, struct hrtimer_sleeper *to)
+{
+	int ret, hint = 0;
+
+	if (current->session)
+		return 0;
+	if (to)
+		hrtimer_start_range_ns(&to->timer, to->timer.softexpires, 0, HRTIMER_MODE_ABS);
+	while (1) {
+		ret = futex_wait_multiple_setup(vs, count, &hint);
+		if (ret)
+			return ret > 0 ? hint : ret;
+		futex_sleep_multiple(vs, count, to);
+		set_current_state(TASK_RUNNING);
+		ret = unqueue_multiple(vs, count);
+		if (ret >= 0)
+			return ret;
+		if (to && !to->task)
+			return -ETIMEDOUT;
+		if (signal_pending(current))
+			return -ERESTARTSYS;
+		/* a spurious wake-up: again */
+	}
+}
+
+static int futex_parse_waitv(struct futex_vector *futexv, struct futex_waitv *uwaitv, unsigned int nr_futexes)
+{
+	struct futex_waitv aux;
+	unsigned int i;
+
+	for (i = 0; i < nr_futexes; i++) {
+		if (copy_from_user(&aux, &uwaitv[i], sizeof(aux)))
+			return -EFAULT;
+		if ((aux.flags & ~FUTEXV_WAITER_MASK) || aux.__reserved)
+			return -EINVAL;
+		if (!(aux.flags & FUTEX_32))
+			return -EINVAL;
+		futexv[i].w = aux;
+		futexv[i].q = (struct futex_q){ .task = current, .bitset = FUTEX_BITSET_MATCH_ANY };
+		INIT_LIST_HEAD(&futexv[i].q.list);
+	}
+	return 0;
+}
+
+/* flags: none yet; timeout: absolute, on clockid (realtime or monotonic) */
+SYSCALL_DEFINE5(futex_waitv, struct futex_waitv *, waiters, unsigned int, nr_futexes, unsigned int, flags,
+		struct __kernel_timespec *, timeout, clockid_t, clockid)
+{
+	struct hrtimer_sleeper to;
+	struct futex_vector *futexv;
+	struct timespec64 ts;
+	ktime_t time;
+	int ret;
+
+	if (flags)
+		return -EINVAL;
+	if (!nr_futexes || nr_futexes > FUTEX_WAITV_MAX || !waiters)
+		return -EINVAL;
+	if (timeout) {
+		if (clockid != CLOCK_REALTIME && clockid != CLOCK_MONOTONIC)
+			return -EINVAL;
+		if (get_timespec64(&ts, timeout))
+			return -EFAULT;
+		if (!timespec64_valid(&ts))	/* futex_init_timeout() */
+			return -EINVAL;
+		/* (the model's clocks start at boot: a CLOCK_REALTIME time is on the monotonic clock) */
+		time = timespec64_to_ns(&ts);
+		futex_setup_timer(&time, &to, 0, 0);
+	}
+	futexv = kzalloc(nr_futexes * sizeof(*futexv), GFP_KERNEL);	/* kcalloc: at most 128 */
+	if (!futexv) {
+		ret = -ENOMEM;
+		goto destroy_timer;
+	}
+	ret = futex_parse_waitv(futexv, waiters, nr_futexes);
+	if (!ret)
+		ret = futex_wait_multiple(futexv, nr_futexes, timeout ? &to : NULL);
+	kfree(futexv);
+destroy_timer:
+	if (timeout)
+		hrtimer_cancel(&to.timer);
+	return ret;
 }
 
 /* ---- robust futexes (kernel/futex/core.c, syscalls.c): the locks a dying thread held ---- */

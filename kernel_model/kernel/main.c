@@ -66,6 +66,7 @@ noinline void rest_init(void)
 void futex_init(void);
 void blk_ioc_init(void);
 void task_iter_init(void);
+void kcmp_cookies_init(void);
 
 void __init start_kernel(void)
 {
@@ -86,6 +87,7 @@ void __init start_kernel(void)
 	blk_ioc_init();
 	perf_event_init();
 	random_init();
+	kcmp_cookies_init();	/* an arch initcall: kcmp(2)'s random cookies */
 	session_init();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		sched_init_idle(cpu);

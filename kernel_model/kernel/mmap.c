@@ -19,6 +19,7 @@
 #include "../include/perf_event.h"
 #include "../include/security.h"
 #include "../include/personality.h"
+#include "../include/pkeys.h"
 #include "../include/fs.h"
 
 #define PROT_GROWSDOWN	0x01000000
@@ -882,6 +883,11 @@ noinline int do_mprotect_pkey(unsigned long start, size_t len, unsigned long pro
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_GROWSDOWN | PROT_GROWSUP))
 		return -EINVAL;
 	mmap_write_lock(mm);
+	/* a key userspace did not allocate may not be used */
+	if (pkey != -1 && !mm_pkey_is_allocated(mm, pkey)) {
+		err = -EINVAL;
+		goto out;
+	}
 	vma = find_vma(mm, start);
 	if (!vma || vma->vm_start > start) {
 		err = -ENOMEM;
@@ -921,6 +927,37 @@ out:
 SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
 {
 	return do_mprotect_pkey(start, len, prot, -1);
+}
+
+/* ---- memory protection keys (mm/mprotect.c), on a cpu without them (see pkeys.h) ---- */
+SYSCALL_DEFINE4(pkey_mprotect, unsigned long, start, size_t, len, unsigned long, prot, int, pkey)
+{
+	return do_mprotect_pkey(start, len, prot, pkey);
+}
+
+SYSCALL_DEFINE2(pkey_alloc, unsigned long, flags, unsigned long, init_val)
+{
+	int pkey;
+
+	if (flags)
+		return -EINVAL;	/* no flags yet */
+	if (init_val & ~PKEY_ACCESS_MASK)
+		return -EINVAL;
+	mmap_write_lock(current->mm);
+	pkey = mm_pkey_alloc(current->mm);
+	mmap_write_unlock(current->mm);
+	/* (a key got would next have its rights set in PKRU: arch_set_user_pkey_access()) */
+	return pkey == -1 ? -ENOSPC : pkey;
+}
+
+SYSCALL_DEFINE1(pkey_free, int, pkey)
+{
+	int ret;
+
+	mmap_write_lock(current->mm);
+	ret = mm_pkey_free(current->mm, pkey);
+	mmap_write_unlock(current->mm);
+	return ret;
 }
 
 /* ---- brk ---- */

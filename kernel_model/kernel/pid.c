@@ -288,6 +288,25 @@ noinline struct pid *pidfd_get_pid(unsigned int fd, unsigned int *flags)
 	return pid;
 }
 
+/* The process behind a pidfd, and the file's flags; -EBADF (not a pidfd), -ESRCH (reaped).
+ * No task reference here (6.1 takes one): the caller holds rcu_read_lock() (preempt_disable())
+ * from before the call for as long as it uses the task, which keeps its memory. */
+noinline struct task_struct *pidfd_get_task(int pidfd, unsigned int *flags)
+{
+	unsigned int f_flags;
+	struct task_struct *task;
+	struct pid *pid = pidfd_get_pid(pidfd, &f_flags);
+
+	if (IS_ERR(pid))
+		return ERR_PTR(PTR_ERR(pid));
+	task = pid_task(pid, PIDTYPE_PID);	/* a leader's pid: its process (6.1: PIDTYPE_TGID) */
+	put_pid(pid);
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	*flags = f_flags;
+	return task;
+}
+
 /* A new pidfd for the process pid leads: its fd, close-on-exec, or -errno */
 noinline int pidfd_create(struct pid *pid, unsigned int flags)
 {

@@ -813,7 +813,7 @@ static bool may_block(int nr)
 	case 34: case 130: case 128:				/* pause, rt_sigsuspend, rt_sigtimedwait */
 	case 35: case 230:					/* nanosleep, clock_nanosleep */
 	case 61: case 247:					/* wait4, waitid */
-	case 202:						/* futex */
+	case 202: case 449:					/* futex, futex_waitv */
 	case 43: case 288: case 42: case 45: case 47:		/* accept(4), connect, recvfrom, recvmsg */
 	case 44: case 46: case 299: case 307:			/* sendto, sendmsg, recvmmsg, sendmmsg */
 	case 73: case 72:					/* flock, fcntl (F_SETLKW) */

@@ -855,6 +855,22 @@ static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid
 	return n ? retval : -ESRCH;
 }
 
+/* restart_syscall(2): what a call interrupted with -ERESTART_RESTARTBLOCK left in the task's
+ * restart_block, to go on with.  No call here leaves one (an interrupted nanosleep or poll ends
+ * with EINTR or restarts whole), so every task's block holds 6.1's default,
+ * do_no_restart_syscall: EINTR. */
+struct restart_block;
+
+noinline long do_no_restart_syscall(struct restart_block *param)
+{
+	return -EINTR;
+}
+
+SYSCALL_DEFINE0(restart_syscall)
+{
+	return do_no_restart_syscall(NULL);	/* current->restart_block.fn(&current->restart_block) */
+}
+
 SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 {
 	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current_cred()->uid,

@@ -44,18 +44,6 @@ SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
 	return sys_ni_syscall();
 }
 
-/* fs/statfs.c */
-SYSCALL_DEFINE2(ustat, unsigned, dev, struct ustat *, ubuf)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/filesystems.c */
-SYSCALL_DEFINE3(sysfs, int, option, unsigned long, arg1, unsigned long, arg2)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/open.c */
 SYSCALL_DEFINE0(vhangup)
 {
@@ -118,18 +106,6 @@ SYSCALL_DEFINE1(swapoff, const char *, specialfile)
 
 /* kernel/reboot.c */
 SYSCALL_DEFINE4(reboot, int, magic1, int, magic2, unsigned int, cmd, void *, arg)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(sethostname, char *, name, int, len)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(setdomainname, char *, name, int, len)
 {
 	return sys_ni_syscall();
 }
@@ -200,12 +176,6 @@ SYSCALL_DEFINE5(remap_file_pages, unsigned long, start, unsigned long, size, uns
 	return sys_ni_syscall();
 }
 
-/* kernel/signal.c */
-SYSCALL_DEFINE0(restart_syscall)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/time/posix-stubs.c */
 SYSCALL_DEFINE2(clock_settime, const clockid_t, which_clock, const struct __kernel_timespec *, tp)
 {
@@ -214,18 +184,6 @@ SYSCALL_DEFINE2(clock_settime, const clockid_t, which_clock, const struct __kern
 
 /* mm/mempolicy.c */
 SYSCALL_DEFINE6(mbind, unsigned long, start, unsigned long, len, unsigned long, mode, const unsigned long *, nmask, unsigned long, maxnode, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mempolicy.c */
-SYSCALL_DEFINE3(set_mempolicy, int, mode, const unsigned long *, nmask, unsigned long, maxnode)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mempolicy.c */
-SYSCALL_DEFINE5(get_mempolicy, int *, policy, unsigned long *, nmask, unsigned long, maxnode, unsigned long, addr, unsigned long, flags)
 {
 	return sys_ni_syscall();
 }
@@ -290,12 +248,6 @@ SYSCALL_DEFINE5(keyctl, int, option, unsigned long, arg2, unsigned long, arg3, u
 	return sys_ni_syscall();
 }
 
-/* mm/mempolicy.c */
-SYSCALL_DEFINE4(migrate_pages, pid_t, pid, unsigned long, maxnode, const unsigned long *, old_nodes, const unsigned long *, new_nodes)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/migrate.c */
 SYSCALL_DEFINE6(move_pages, pid_t, pid, unsigned long, nr_pages, const void * *, pages, const int *, nodes, int *, status, int, flags)
 {
@@ -350,12 +302,6 @@ SYSCALL_DEFINE6(process_vm_writev, pid_t, pid, const struct iovec *, lvec, unsig
 	return sys_ni_syscall();
 }
 
-/* kernel/kcmp.c */
-SYSCALL_DEFINE5(kcmp, pid_t, pid1, pid_t, pid2, int, type, unsigned long, idx1, unsigned long, idx2)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/module/main.c */
 SYSCALL_DEFINE3(finit_module, int, fd, const char *, uargs, int, flags)
 {
@@ -376,24 +322,6 @@ SYSCALL_DEFINE5(kexec_file_load, int, kernel_fd, int, initrd_fd, unsigned long, 
 
 /* fs/userfaultfd.c */
 SYSCALL_DEFINE1(userfaultfd, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mprotect.c */
-SYSCALL_DEFINE4(pkey_mprotect, unsigned long, start, size_t, len, unsigned long, prot, int, pkey)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mprotect.c */
-SYSCALL_DEFINE2(pkey_alloc, unsigned long, flags, unsigned long, init_val)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mprotect.c */
-SYSCALL_DEFINE1(pkey_free, int, pkey)
 {
 	return sys_ni_syscall();
 }
@@ -452,12 +380,6 @@ SYSCALL_DEFINE3(fspick, int, dfd, const char *, path, unsigned int, flags)
 	return sys_ni_syscall();
 }
 
-/* mm/madvise.c */
-SYSCALL_DEFINE5(process_madvise, int, pidfd, const struct iovec *, vec, size_t, vlen, int, behavior, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/namespace.c */
 SYSCALL_DEFINE5(mount_setattr, int, dfd, const char *, path, unsigned int, flags, struct mount_attr *, uattr, size_t, usize)
 {
@@ -490,24 +412,6 @@ SYSCALL_DEFINE2(landlock_restrict_self, const int, ruleset_fd, const __u32, flag
 
 /* mm/secretmem.c */
 SYSCALL_DEFINE1(memfd_secret, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/oom_kill.c */
-SYSCALL_DEFINE2(process_mrelease, int, pidfd, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/futex/syscalls.c */
-SYSCALL_DEFINE5(futex_waitv, struct futex_waitv *, waiters, unsigned int, nr_futexes, unsigned int, flags, struct __kernel_timespec *, timeout, clockid_t, clockid)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mempolicy.c */
-SYSCALL_DEFINE4(set_mempolicy_home_node, unsigned long, start, unsigned long, len, unsigned long, home_node, unsigned long, flags)
 {
 	return sys_ni_syscall();
 }

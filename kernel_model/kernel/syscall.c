@@ -5,6 +5,8 @@
 #include "../include/signal.h"
 #include "../include/perf_event.h"
 #include "../include/personality.h"
+#include "../include/nsproxy.h"
+#include "../include/rwsem.h"
 
 typedef long (*sys_call_ptr_t)(const struct pt_regs *);
 #define __SYSCALL(nr, sym) extern long __x64_##sym(const struct pt_regs *);
@@ -159,13 +161,22 @@ noinline int override_release(char *release, size_t len)
 	return ret;
 }
 
+/* kernel/utsname.c: the lock of every UTS namespace's names; the task's namespace's names */
+static DECLARE_RWSEM(uts_sem);
+static inline struct new_utsname *utsname(void)
+{
+	return &current->nsproxy->uts_ns->name;
+}
+
 /* kernel/sys.c: the names of this kernel (version.c), as the task's UTS namespace holds them,
  * as the task's personality asks for them */
 SYSCALL_DEFINE1(newuname, struct new_utsname *, name)
 {
 	struct new_utsname tmp;
 
-	memcpy(&tmp, &init_uts_ns.name, sizeof(tmp));
+	down_read(&uts_sem);
+	memcpy(&tmp, utsname(), sizeof(tmp));
+	up_read(&uts_sem);
 	if (copy_to_user(name, &tmp, sizeof(tmp)))
 		return -EFAULT;
 	if (override_release(name->release, sizeof(tmp.release)))
@@ -173,4 +184,39 @@ SYSCALL_DEFINE1(newuname, struct new_utsname *, name)
 	if (override_architecture(name))
 		return -EFAULT;
 	return 0;
+}
+
+/* kernel/sys.c: a new node or domain name, len bytes without a NUL (the rest of the field is
+ * cleared), for CAP_SYS_ADMIN in the namespace's owner, the initial user namespace.  (6.1 also
+ * mixes the name into the random pool and wakes pollers of /proc/sys/kernel/{host,domain}name:
+ * the model has neither.) */
+#define SET_UTS_FIELD(field)							\
+	int errno;								\
+	char tmp[__NEW_UTS_LEN];						\
+										\
+	if (!ns_capable(&init_user_ns, CAP_SYS_ADMIN))				\
+		return -EPERM;							\
+	if (len < 0 || len > __NEW_UTS_LEN)					\
+		return -EINVAL;							\
+	errno = -EFAULT;							\
+	if (!copy_from_user(tmp, name, len)) {					\
+		struct new_utsname *u;						\
+										\
+		down_write(&uts_sem);						\
+		u = utsname();							\
+		memcpy(u->field, tmp, len);					\
+		memset(u->field + len, 0, sizeof(u->field) - len);		\
+		errno = 0;							\
+		up_write(&uts_sem);						\
+	}									\
+	return errno
+
+SYSCALL_DEFINE2(sethostname, char *, name, int, len)
+{
+	SET_UTS_FIELD(nodename);
+}
+
+SYSCALL_DEFINE2(setdomainname, char *, name, int, len)
+{
+	SET_UTS_FIELD(domainname);
 }

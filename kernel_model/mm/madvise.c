@@ -14,6 +14,9 @@
 #include "../include/mm.h"
 #include "../include/fs.h"
 #include "../include/mmap_lock.h"
+#include "../include/pid.h"
+#include "../include/cred.h"
+#include "../include/ptrace.h"
 
 #define MADV_NORMAL		0
 #define MADV_RANDOM		1
@@ -33,6 +36,7 @@
 #define MADV_POPULATE_READ	22
 #define MADV_POPULATE_WRITE	23
 #define MADV_DONTNEED_LOCKED	24
+#define MADV_COLLAPSE		25
 
 #define VM_SEQ_READ	0x00008000UL
 #define VM_RAND_READ	0x00010000UL
@@ -251,4 +255,78 @@ noinline int do_madvise(struct mm_struct *mm, unsigned long start, size_t len_in
 SYSCALL_DEFINE3(madvise, unsigned long, start, size_t, len_in, int, behavior)
 {
 	return do_madvise(current->mm, start, len_in, behavior);
+}
+
+/* ---- process_madvise(2): advice for another process's memory, named by a pidfd; only the
+ * non-destructive kinds (nothing to act on here: see above), for CAP_SYS_NICE ---- */
+static bool process_madvise_behavior_valid(int behavior)
+{
+	switch (behavior) {
+	case MADV_COLD:
+	case MADV_PAGEOUT:
+	case MADV_WILLNEED:
+	case MADV_COLLAPSE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* the iterator's current segment (include/linux/uio.h) */
+static inline struct iovec iov_iter_iovec(const struct iov_iter *iter)
+{
+	return (struct iovec){ .iov_base = (char *)iter->iov->iov_base + iter->iov_offset,
+			       .iov_len = min(iter->count, iter->iov->iov_len - iter->iov_offset) };
+}
+
+/* the bytes advised: every segment's until one fails (its error if the first does) */
+SYSCALL_DEFINE5(process_madvise, int, pidfd, const struct iovec *, vec, size_t, vlen, int, behavior,
+		unsigned int, flags)
+{
+	struct iovec iovstack[UIO_FASTIOV], iovec;
+	struct iovec *iov = iovstack;
+	struct iov_iter iter;
+	struct task_struct *task;
+	struct mm_struct *mm;
+	size_t total_len;
+	unsigned int f_flags;
+	ssize_t ret;
+
+	if (flags != 0)
+		return -EINVAL;
+	ret = __import_iovec(READ, vec, vlen, ARRAY_SIZE(iovstack), &iov, &iter);	/* import_iovec() */
+	if (ret < 0)
+		return ret;
+	preempt_disable();	/* rcu_read_lock(): the task stays while it is looked at */
+	task = pidfd_get_task(pidfd, &f_flags);
+	if (IS_ERR(task))
+		mm = ERR_PTR(PTR_ERR(task));
+	else if (!process_madvise_behavior_valid(behavior))
+		mm = ERR_PTR(-EINVAL);
+	else	/* PTRACE_MODE_READ, so as not to leak ASLR metadata */
+		mm = mm_access(task, PTRACE_MODE_READ_FSCREDS);
+	preempt_enable();
+	if (IS_ERR(mm)) {
+		ret = PTR_ERR(mm);
+		goto free_iov;
+	}
+	/* it influences the process's performance */
+	if (!capable(CAP_SYS_NICE)) {
+		ret = -EPERM;
+		goto release_mm;
+	}
+	total_len = iov_iter_count(&iter);
+	while (iov_iter_count(&iter)) {
+		iovec = iov_iter_iovec(&iter);
+		ret = do_madvise(mm, (unsigned long)iovec.iov_base, iovec.iov_len, behavior);
+		if (ret < 0)
+			break;
+		iov_iter_advance(&iter, iovec.iov_len);
+	}
+	ret = (total_len - iov_iter_count(&iter)) ? : ret;
+release_mm:
+	mmput(mm);
+free_iov:
+	kfree(iov);
+	return ret;
 }

@@ -7,7 +7,8 @@
  * and kills it: SIGKILL to it and to every process sharing its mm, marked as the victim
  * (oom:mark_victim), which gives its allocations part of the reserve until it exits.  Until
  * then, further OOMs wait for it (the selection aborts on a victim whose mm is still there).
- * Not modelled: the oom reaper (no oom:wake_reaper / *_task_reaping events), memcg and cpuset
+ * Not modelled: the oom reaper thread (no oom:wake_reaper / *_task_reaping events; its reaping
+ * is there for process_mrelease(2)), memcg and cpuset
  * constraints (always a global OOM, CONSTRAINT_NONE), panic_on_oom, oom_kill_allocating_task,
  * and dump_header's stack dump and show_mem() lines (Mem-Info and the per-zone tables).
  */
@@ -17,6 +18,9 @@
 #include "../include/oom.h"
 #include "../include/session.h"
 #include "../include/trace/trace.h"
+#include "../include/syscalls.h"
+#include "../include/pid.h"
+#include "../include/mmap_lock.h"
 
 DEFINE_MUTEX(oom_lock);
 static int oom_victims;		/* victims in flight: their memory is not back yet */
@@ -366,4 +370,75 @@ noinline void pagefault_out_of_memory(void)
 	if (fatal_signal_pending(current))
 		return;
 	printk(KERN_WARNING "Huh VM_FAULT_OOM leaked out to the #PF handler. Retrying PF\n");
+}
+
+/*
+ * The memory of a dying process's mm given back now, not at its last exit (the oom reaper's
+ * work, which process_mrelease(2) does for its caller): the pages of every private mapping
+ * (a shared one's stay with its file) zapped.  The caller holds the mmap_lock for reading.
+ * A session task's VMAs are its host process's: nothing of them is here to free.
+ */
+noinline bool __oom_reap_task_mm(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+
+	if (mm_host_vmas(mm))
+		return true;
+	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list) {
+		if (vma->vm_flags & VM_PFNMAP)	/* (and VM_HUGETLB: no hugetlb here) */
+			continue;
+		if (vma_is_anonymous(vma) || !(vma->vm_flags & VM_SHARED))
+			zap_page_range(vma, vma->vm_start, vma->vm_end);
+	}
+	return true;
+}
+
+/* A process (its pidfd) that is exiting, its memory reaped at once: EINVAL unless it is on its
+ * way out (or its memory already went), ESRCH once no thread has an mm. */
+SYSCALL_DEFINE2(process_mrelease, int, pidfd, unsigned int, flags)
+{
+	struct mm_struct *mm = NULL;
+	struct task_struct *task, *p;
+	unsigned int f_flags;
+	unsigned long irq;
+	bool reap = false;
+	long ret = 0;
+
+	if (flags)
+		return -EINVAL;
+	preempt_disable();	/* rcu_read_lock(): the task stays while it is looked at */
+	task = pidfd_get_task(pidfd, &f_flags);
+	if (IS_ERR(task)) {
+		preempt_enable();
+		return PTR_ERR(task);
+	}
+	/* a thread that still has the mm, during the group's exit */
+	spin_lock_irqsave(&sched_lock, irq);
+	p = find_lock_task_mm(task);
+	if (p) {
+		mm = p->mm;
+		mmgrab(mm);
+	}
+	spin_unlock_irqrestore(&sched_lock, irq);
+	if (!mm) {
+		preempt_enable();
+		return -ESRCH;
+	}
+	if (task_will_free_mem(p))
+		reap = true;
+	else if (!(mm->flags & (1UL << MMF_OOM_SKIP)))
+		ret = -EINVAL;	/* an error only if the work is not done yet */
+	preempt_enable();
+	if (reap) {
+		if (mmap_read_lock_killable(mm)) {
+			ret = -EINTR;
+		} else {
+			/* MMF_OOM_SKIP again: exit_mmap may have freed it all meanwhile */
+			if (!(mm->flags & (1UL << MMF_OOM_SKIP)) && !__oom_reap_task_mm(mm))
+				ret = -EAGAIN;
+			mmap_read_unlock(mm);
+		}
+	}
+	mmdrop(mm);
+	return ret;
 }
