@@ -5,9 +5,11 @@ FUTEX_WAIT's: the kernel checks the arguments and returns 0), and answers the ot
 own state (its file system types, its devices, its tasks)."""
 import os
 import re
+import shlex
+import subprocess
 
 import pytest
-from simtest import tracefs_sim
+from simtest import TRACEFS_SIM, tracefs_sim
 
 pytestmark = [pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                  reason="needs /dev/fuse, root and namespaces"),
@@ -73,3 +75,19 @@ def test_replayed_calls_end_and_answer_from_the_kernel(tmp_path):
                           ("process_madvise", 4096), ("process_mrelease", -22),
                           ("set_mempolicy", 0), ("get_mempolicy", 0), ("set_mempolicy", 0)]
     assert others[0][0] == "sysfs" and others[0][1] > 0
+
+
+
+def test_sethostname_names_the_emulated_kernel_never_the_host():
+    """sethostname and setdomainname of a session process are served by the kernel (uname is
+    its too): the session sees the new names, a guest program as well, and the UTS namespace
+    the session started in keeps its own (the test runs in a UTS namespace of its own all the
+    same, so that a failure could not rename this machine)."""
+    script = ("hostname sim-renamed; echo \"rc $?\"; uname -n; domainname sim.domain; domainname; "
+              "tracefs-sim exec /bin/busybox uname -n")
+    outer = (f"{shlex.quote(TRACEFS_SIM)} run --workload none -c {shlex.quote(script)}; "
+             "echo \"status $?\"; echo \"outer $(hostname)\"")
+    result = subprocess.run(["unshare", "--uts", "sh", "-c", outer], capture_output=True, text=True,
+                            timeout=180, stdin=subprocess.DEVNULL)
+    assert result.stdout.splitlines() == ["rc 0", "sim-renamed", "sim.domain", "sim-renamed", "status 0",
+                                          f"outer {os.uname().nodename}"], result.stdout + result.stderr

@@ -85,10 +85,10 @@
 #define SERVE_MAX_WAIT_MS 30000
 /* The kernel's struct new_utsname (6 fields of 65 bytes), from the first uname it answered a
  * caller of the default personality: later ones of such callers are answered with it at once
- * (the kernel has no sethostname for a session, so it never changes), not after the kernel has
- * replayed what the session did before (a burst of calls makes that seconds, and bash asks at
- * each start, for gethostname).  A caller of another personality (setarch linux32: machine
- * i686; uname26: release 2.6.x) has the kernel answer it. */
+ * (until a sethostname or setdomainname, which the kernel serves too, changes it), not after
+ * the kernel has replayed what the session did before (a burst of calls makes that seconds,
+ * and bash asks at each start, for gethostname).  A caller of another personality (setarch
+ * linux32: machine i686; uname26: release 2.6.x) has the kernel answer it. */
 #define UTS_SIZE (6 * 65)
 static char uts[UTS_SIZE];
 static bool uts_known;
@@ -923,6 +923,8 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 		return __atomic_load_n(&uts_known, __ATOMIC_ACQUIRE) && default_personality(req->pid) ?
 		       SERVE_UTS : SERVE_CALL;
 	case __NR_syslog:	/* the kernel's log, not the host's (dmesg) */
+	case __NR_sethostname:	/* the kernel's names (uname's), never the host's */
+	case __NR_setdomainname:
 		return SERVE_CALL;
 	case __NR_perf_event_open:
 		return SERVE_CALL | SERVE_NEW_FD;
@@ -1761,6 +1763,8 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 		respond(listener, req->id, (int)-ret, 0);
 		return SERVE_ANSWERED;
 	}
+	if (req->data.nr == __NR_sethostname || req->data.nr == __NR_setdomainname)
+		__atomic_store_n(&uts_known, false, __ATOMIC_RELEASE);	/* the next uname asks again */
 	if (req->data.nr == __NR_uname && !__atomic_load_n(&uts_known, __ATOMIC_ACQUIRE) &&
 	    default_personality(req->pid) &&
 	    target_io(req->pid, false, req->data.args[0], uts, sizeof(uts)) == sizeof(uts))
