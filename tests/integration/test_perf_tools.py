@@ -311,3 +311,20 @@ def test_killsnoop_shows_a_shells_kills_with_their_signals_and_results(tmp_path)
                            capture_output=True, text=True, check=True).stdout.strip()
     assert kills == [(victim, "SIGUSR1", "0"), (victim, "SIGTERM", "0"), ("999999", "SIGHUP", esrch)], lines
     assert ".ftrace-lock" not in section(out_text, "after"), out_text   # (its kprobes removed too)
+
+
+def test_execsnoop_and_cachestat_fail_as_on_61(tmp_path):
+    """perf-tools' execsnoop and cachestat probe what 6.1 no longer has (a `sys_execve` kprobe;
+    `account_page_dirtied`), so on the reference 6.1 they stop with their own errors, status 1,
+    cachestat leaving the three functions 6.1 has in set_ftrace_filter: the same here."""
+    out = run(f"timeout 30 execsnoop-perf -d 1 2>&1; echo \"== execsnoop $?\"; timeout 30 cachestat-perf 1 1 2>&1; "
+              f"echo \"== cachestat $?\"; sort {T}/set_ftrace_filter; echo '== probes'; cat {T}/kprobe_events",
+              tmp_path, "--workload", "none")
+    lines = out.splitlines()
+    assert lines[:3] == ["Tracing exec()s for 1 seconds (buffered)...",
+                         "ERROR: adding a kprobe for execve. Exiting.", "== execsnoop 1"], out
+    assert section(out, "cachestat 1") == ["add_to_page_cache_lru", "mark_buffer_dirty", "mark_page_accessed"], out
+    assert lines[3] == "Counting cache functions... Output every 1 seconds." and \
+        "ERROR: tracing these four kernel functions: mark_page_accessed, mark_buffer_dirty, add_to_page_cache_lru " \
+        "and account_page_dirtied (unknown kernel version?). Exiting." in lines, out
+    assert not "".join(section(out, "probes")).strip(), out
