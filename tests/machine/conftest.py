@@ -4,6 +4,17 @@ import sys
 import pytest
 
 
+@pytest.fixture(scope="module")
+def machine(vmlinux):
+    """A 2-cpu machine with no workload, one for a module's tests (a module's own `machine`
+    fixture takes its place)."""
+    from tracefs_sim.machine import Machine, MachineOptions
+    m = Machine(MachineOptions(kernel_image=vmlinux, cpus=2, workload="none"))
+    m.start()
+    yield m
+    m.stop()
+
+
 @pytest.fixture
 def run_program():
     """run_program(machine, argv) -> (exit status, output bytes)."""

@@ -3,16 +3,6 @@ queued signals (rt_sigqueueinfo, rt_tgsigqueueinfo, rt_sigtimedwait, RLIMIT_SIGP
 emulated kernel (kernel/posix_timers.c, kernel/signal.c): a static glibc program
 (kernel_model/user/static/timertest.c, musl where installed) runs each case and prints what it saw; the expected lines
 are what the same binary printed on the reference Linux 6.1 (real-tracefs)."""
-import pytest
-
-
-@pytest.fixture(scope="module")
-def machine(vmlinux):
-    from tracefs_sim.machine import Machine, MachineOptions
-    m = Machine(MachineOptions(kernel_image=vmlinux, cpus=2, workload="none"))
-    m.start()
-    yield m
-    m.stop()
 
 
 def run(run_program, machine, case):
