@@ -727,6 +727,7 @@ static int hostfs_fill_super(struct super_block *sb, void *data)
 	if (!root)
 		return -ENOMEM;
 	sb->s_op = &hostfs_sbops;
+	sb->s_flags |= SB_NOUSER;	/* the host's files: no guest mounts them, nor binds them elsewhere */
 	sb->s_xattr = hostfs_xattr_handlers;
 	sb->s_d_op = &hostfs_dentry_ops;
 	sb->s_root = d_make_root(root);

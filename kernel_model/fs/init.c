@@ -125,7 +125,7 @@ static notrace void clone_onto_host_view(const char *from, const char *to)
 	if (kern_path(from, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &src))
 		return;
 	if (!vfs_path_lookup(host_root.dentry, host_root.mnt, to, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &where)) {
-		mnt = clone_mnt(src.mnt);
+		mnt = clone_mnt(src.mnt, src.dentry);
 		if (!IS_ERR(mnt) && do_add_mount_at(mnt, &where))
 			printk(KERN_ERR "host view: no %s\n", to);
 		path_put(&where);
@@ -183,7 +183,7 @@ static notrace int session_view_init(void)
 	if (kern_path("/proc", LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &src))
 		return 0;
 	if (!vfs_path_lookup(session_root.dentry, session_root.mnt, "proc", LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &where)) {
-		struct vfsmount *mnt = clone_mnt(src.mnt);
+		struct vfsmount *mnt = clone_mnt(src.mnt, src.dentry);
 
 		if (!IS_ERR(mnt) && do_add_mount_at(mnt, &where))
 			printk(KERN_ERR "session view: no /proc\n");

@@ -301,6 +301,7 @@ noinline int init_pseudo(struct super_block *sb, const struct dentry_operations 
 	set_nlink(root, 2);
 	sb->s_op = &simple_super_operations;
 	sb->s_d_op = dops;
+	sb->s_flags |= SB_NOUSER;	/* (pseudo_fs_fill_super) */
 	sb->s_root = d_make_root(root);
 	return sb->s_root ? 0 : -ENOMEM;
 }

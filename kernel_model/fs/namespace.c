@@ -1,14 +1,51 @@
 /*
  * Mounts (Linux's fs/namespace.c): a tree of struct mount, one namespace.  A dentry that has
  * something mounted on it is DCACHE_MOUNTED; lookup_mnt() finds the mount on (mnt, dentry)
- * in the mount hash.  /proc/mounts lists the tree in mount order.  open_tree(2) gives an
- * O_PATH file of a mount's object; not its OPEN_TREE_CLONE (a detached copy of the tree: no
- * anonymous mount namespaces here), EINVAL as for a flag it does not know.
+ * in the mount hash.  /proc/mounts and /proc/PID/mountinfo list the tree in mount order.
+ * mount(2) makes a new mount, a bind mount (MS_BIND, MS_REC), a remount, a move, or changes
+ * a propagation type (pnode.c); umount2(2) takes a mount out (MNT_DETACH: lazily, the mount
+ * lives on until its last user goes).  A mount's count: one for the namespace's tree, one
+ * for each mount on it, each path held on it (open files, cwds).
+ * open_tree(2) gives an O_PATH file of a mount's object; not its OPEN_TREE_CLONE (a detached
+ * copy of the tree: no anonymous mount namespaces here), EINVAL as for a flag it does not know.
+ * The new mount API (fsopen, fsmount, move_mount, ...) and pivot_root are not here (ENOSYS).
  */
 #include "../include/fs.h"
 #include "../include/cred.h"
 #include "../include/syscalls.h"
 #include "../include/nsproxy.h"
+#include "../include/session.h"
+#include "../include/fsnotify.h"
+
+/* mount(2)'s flags (include/uapi/linux/mount.h) */
+#define MS_RDONLY	1
+#define MS_NOSUID	2
+#define MS_NODEV	4
+#define MS_NOEXEC	8
+#define MS_REMOUNT	32
+#define MS_NOSYMFOLLOW	256
+#define MS_NOATIME	1024
+#define MS_NODIRATIME	2048
+#define MS_BIND		4096
+#define MS_MOVE		8192
+#define MS_REC		16384
+#define MS_SILENT	32768
+#define MS_UNBINDABLE	(1 << 17)
+#define MS_PRIVATE	(1 << 18)
+#define MS_SLAVE	(1 << 19)
+#define MS_SHARED	(1 << 20)
+#define MS_RELATIME	(1 << 21)
+#define MS_STRICTATIME	(1 << 24)
+#define MS_NOUSER	(1U << 31)
+#define MS_MGC_VAL	0xC0ED0000
+#define MS_MGC_MSK	0xffff0000
+#define MS_RMT_MASK	(SB_RDONLY | SB_SYNCHRONOUS | SB_MANDLOCK | SB_I_VERSION | SB_LAZYTIME)
+/* umount2(2)'s */
+#define MNT_FORCE	1
+#define MNT_DETACH	2
+#define MNT_EXPIRE	4
+#define UMOUNT_NOFOLLOW	8
+#define UMOUNT_UNUSED	0x80000000	/* the flag a caller may use to test for the others */
 
 #define M_HASH 64
 static struct list_head mount_hashtable[M_HASH];
@@ -18,6 +55,7 @@ struct mnt_namespace init_mnt_ns = {
 	.list = LIST_HEAD_INIT(init_mnt_ns.list),
 };
 static spinlock_t mount_lock;
+static DEFINE_MUTEX(namespace_sem);	/* changes of the tree (6.1's namespace_sem, a rwsem) */
 static int mnt_id_next = 20;
 struct vfsmount *root_mnt;
 
@@ -33,17 +71,27 @@ noinline struct vfsmount *mntget(struct vfsmount *mnt)
 	return mnt;
 }
 
-/* Mounts live as long as the namespace (there is no umount): a mount in it never drops its
- * last reference here, so only the count is kept (6.1's fast path: mnt_ns set) */
+static void cleanup_mnt(struct mount *mnt);
+static void umount_tree(struct mount *mnt);
+
+/* A mount in a namespace keeps a reference of the tree's (6.1's fast path: mnt_ns set); one
+ * taken out (MNT_UMOUNT) ends with its last reference */
 static noinline void mntput_no_expire(struct mount *mnt)
 {
-	__atomic_sub_fetch(&mnt->mnt_count, 1, __ATOMIC_RELAXED);
+	if (__atomic_sub_fetch(&mnt->mnt_count, 1, __ATOMIC_ACQ_REL) == 0 && (mnt->mnt.mnt_flags & MNT_UMOUNT))
+		cleanup_mnt(mnt);
 }
 
+/* a use of the mount: an umount2(MNT_EXPIRE) mark goes */
 noinline void mntput(struct vfsmount *mnt)
 {
-	if (mnt)
-		mntput_no_expire(real_mount(mnt));	/* (no expiry marks: no automounts) */
+	if (mnt) {
+		struct mount *m = real_mount(mnt);
+
+		if (unlikely(m->mnt_expiry_mark))
+			WRITE_ONCE(m->mnt_expiry_mark, 0);
+		mntput_no_expire(m);
+	}
 }
 
 noinline bool __mnt_is_readonly(struct vfsmount *mnt)
@@ -161,35 +209,69 @@ noinline bool path_is_under(const struct path *path1, const struct path *path2)
 	return res;
 }
 
-noinline struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data)
+static notrace void mnt_init_lists(struct mount *mnt)
 {
-	struct super_block *mount_nodev(struct file_system_type *fs_type, int flags, void *data);
-	struct mount *mnt;
-	struct super_block *sb;
-
-	if (!type)
-		return (void *)(long)-ENODEV;
-	mnt = kzalloc(sizeof(*mnt), GFP_KERNEL);
-	if (!mnt)
-		return (void *)(long)-ENOMEM;
-	sb = mount_nodev(type, flags & SB_RDONLY, data);
-	if (IS_ERR(sb)) {
-		kfree(mnt);
-		return (void *)sb;
-	}
-	mnt->mnt_devname = name;
-	mnt->mnt_id = mnt_id_next++;
-	mnt->mnt_count = 1;
-	mnt->mnt.mnt_sb = sb;
-	mnt->mnt.mnt_root = dget(sb->s_root);
-	mnt->mnt.mnt_flags = (flags & SB_RDONLY) ? MNT_READONLY | MNT_RELATIME : MNT_RELATIME;
-	mnt->mnt_parent = mnt;
-	mnt->mnt_mountpoint = mnt->mnt.mnt_root;
 	INIT_LIST_HEAD(&mnt->mnt_hash);
 	INIT_LIST_HEAD(&mnt->mnt_mounts);
 	INIT_LIST_HEAD(&mnt->mnt_child);
 	INIT_LIST_HEAD(&mnt->mnt_list);
+	INIT_LIST_HEAD(&mnt->mnt_share);
+	INIT_LIST_HEAD(&mnt->mnt_slave_list);
+	INIT_LIST_HEAD(&mnt->mnt_slave);
+}
+
+/* A mount of root (of sb), attached nowhere yet, with one reference: its caller's */
+static noinline struct mount *alloc_vfsmnt(const char *name, struct dentry *root)
+{
+	struct mount *mnt = kzalloc(sizeof(*mnt), GFP_KERNEL);
+
+	if (!mnt)
+		return NULL;
+	mnt->mnt_devname = kstrdup(name, GFP_KERNEL);
+	if (!mnt->mnt_devname) {
+		kfree(mnt);
+		return NULL;
+	}
+	mnt->mnt_id = mnt_id_next++;
+	mnt->mnt_count = 1;
+	mnt->mnt.mnt_sb = root->d_sb;
+	mnt->mnt.mnt_root = dget(root);
+	mnt->mnt_parent = mnt;
+	mnt->mnt_mountpoint = mnt->mnt.mnt_root;
+	mnt_init_lists(mnt);
+	list_add_tail(&mnt->mnt_instance, &root->d_sb->s_mounts);
+	return mnt;
+}
+
+/* The mount of a new super block (vfs_get_tree()'s): the super block's first active user */
+noinline struct vfsmount *vfs_create_mount(struct fs_context *fc)
+{
+	struct mount *mnt = alloc_vfsmnt(fc->source ? fc->source : "none", fc->root);
+
+	if (!mnt)
+		return (void *)(long)-ENOMEM;
 	return &mnt->mnt;
+}
+
+noinline struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data)
+{
+	struct vfsmount *mnt;
+	struct fs_context *fc;
+	int err;
+
+	if (!type)
+		return (void *)(long)-ENODEV;
+	fc = fs_context_for_mount(type, flags & SB_RDONLY);
+	if (IS_ERR(fc))
+		return (void *)fc;
+	fc->source = name;
+	fc->fs_private = data;
+	err = vfs_get_tree(fc);
+	mnt = err ? (void *)(long)err : vfs_create_mount(fc);
+	put_fs_context(fc);
+	if (!IS_ERR(mnt))
+		mnt->mnt_flags |= (flags & SB_RDONLY) ? MNT_READONLY | MNT_RELATIME : MNT_RELATIME;
+	return mnt;
 }
 
 /* A file system's internal mount (pipefs, sockfs, anon_inodefs): none of a user mount's flags */
@@ -202,46 +284,137 @@ noinline struct vfsmount *kern_mount(struct file_system_type *type)
 	return mnt;
 }
 
-/* attach_recursive_mnt's work for a new mount: it goes on where. */
-notrace noinline int do_add_mount_at(struct vfsmount *newm, const struct path *where)
+/* Is a mount in the namespace (not an internal one, nor one taken out)? */
+static inline bool check_mnt(struct mount *mnt)
 {
-	struct mount *mnt = real_mount(newm), *parent = real_mount(where->mnt);
+	return !list_empty(&mnt->mnt_list);
+}
+
+static inline bool mnt_has_parent(struct mount *mnt)
+{
+	return mnt != mnt->mnt_parent;
+}
+
+/* child goes on (mnt, dentry): it holds a reference of its parent and the mount point */
+noinline void mnt_set_mountpoint(struct mount *mnt, struct dentry *dentry, struct mount *child_mnt)
+{
+	mntget(&mnt->mnt);
+	child_mnt->mnt_mountpoint = dget(dentry);
+	child_mnt->mnt_parent = mnt;
+	dentry->d_flags |= DCACHE_MOUNTED;
+}
+
+/* ... and is found there by lookup_mnt() (mount_lock held) */
+noinline void attach_mnt(struct mount *mnt, struct mount *parent, struct dentry *dentry)
+{
+	mnt_set_mountpoint(parent, dentry, mnt);
+	list_add_tail(&mnt->mnt_hash, m_hash(&parent->mnt, dentry));
+	list_add_tail(&mnt->mnt_child, &parent->mnt_mounts);
+}
+
+/* Is anything mounted on dentry, on any mount of its file system? */
+static notrace bool dentry_has_mounts(struct dentry *dentry)
+{
+	struct mount *p;
+	int i;
+
+	for (i = 0; i < M_HASH; i++)
+		list_for_each_entry(p, &mount_hashtable[i], mnt_hash)
+			if (p->mnt_mountpoint == dentry)
+				return true;
+	return false;
+}
+
+/* mnt leaves its mount point (mount_lock held): its parent's reference and the mount point's
+ * are the caller's to drop (put_mountpoint's DCACHE_MOUNTED goes with the last mount there) */
+static noinline struct dentry *unhash_mnt(struct mount *mnt)
+{
+	struct dentry *mp = mnt->mnt_mountpoint;
+
+	mnt->mnt_parent = mnt;
+	mnt->mnt_mountpoint = mnt->mnt.mnt_root;
+	list_del_init(&mnt->mnt_child);
+	list_del_init(&mnt->mnt_hash);
+	if (!dentry_has_mounts(mp))
+		mp->d_flags &= ~DCACHE_MOUNTED;
+	return mp;
+}
+
+/* A tree of mounts (mnt and those below it) goes into the namespace */
+static noinline void commit_tree(struct mount *mnt)
+{
+	struct mount *child;
+
+	list_add_tail(&mnt->mnt_list, &init_mnt_ns.list);
+	list_for_each_entry(child, &mnt->mnt_mounts, mnt_child)
+		commit_tree(child);
+}
+
+/*
+ * source_mnt's tree goes on (dest_mnt, dentry): a new tree into the namespace, or (moving) one
+ * of its own from where it was.  (6.1 also propagates the new mounts to the peers and slaves of
+ * dest_mnt: the model keeps propagation types only, pnode.c.)
+ */
+noinline int attach_recursive_mnt(struct mount *source_mnt, struct mount *dest_mnt, struct dentry *dentry,
+				  bool moving)
+{
 	unsigned long flags;
 
-	if (!d_is_dir(where->dentry) && S_ISDIR(newm->mnt_root->d_inode->i_mode))
-		return -ENOTDIR;
 	spin_lock_irqsave(&mount_lock, flags);
-	mnt->mnt_parent = parent;
-	mnt->mnt_mountpoint = dget(where->dentry);
-	mntget(where->mnt);
-	where->dentry->d_flags |= DCACHE_MOUNTED;
-	list_add_tail(&mnt->mnt_hash, m_hash(where->mnt, where->dentry));
-	list_add_tail(&mnt->mnt_child, &parent->mnt_mounts);
-	list_add_tail(&mnt->mnt_list, &init_mnt_ns.list);
+	attach_mnt(source_mnt, dest_mnt, dentry);
 	spin_unlock_irqrestore(&mount_lock, flags);
+	if (!moving)
+		commit_tree(source_mnt);
 	return 0;
 }
 
-/* Another mount of old's tree (a bind mount of its root), attached nowhere yet. */
-noinline struct vfsmount *clone_mnt(struct vfsmount *old)
+/* (The boot tree's mounts: attach_recursive_mnt's work for a new mount on where.) */
+notrace noinline int do_add_mount_at(struct vfsmount *newm, const struct path *where)
 {
-	struct mount *mnt = kzalloc(sizeof(*mnt), GFP_KERNEL), *o = real_mount(old);
+	if (!d_is_dir(where->dentry) && S_ISDIR(newm->mnt_root->d_inode->i_mode))
+		return -ENOTDIR;
+	return attach_recursive_mnt(real_mount(newm), real_mount(where->mnt), where->dentry, false);
+}
+
+/* Another mount of old's file system, of its directory root (a bind mount), attached nowhere
+ * yet: in old's peer group, a slave of its master (pnode.c) */
+noinline struct vfsmount *clone_mnt(struct vfsmount *old, struct dentry *root)
+{
+	struct mount *o = real_mount(old), *mnt = alloc_vfsmnt(o->mnt_devname, root);
 
 	if (!mnt)
 		return (void *)(long)-ENOMEM;
-	mnt->mnt_devname = o->mnt_devname;
-	mnt->mnt_id = mnt_id_next++;
-	mnt->mnt_count = 1;
-	mnt->mnt.mnt_sb = old->mnt_sb;
-	mnt->mnt.mnt_root = dget(old->mnt_root);
-	mnt->mnt.mnt_flags = old->mnt_flags;
-	mnt->mnt_parent = mnt;
-	mnt->mnt_mountpoint = mnt->mnt.mnt_root;
-	INIT_LIST_HEAD(&mnt->mnt_hash);
-	INIT_LIST_HEAD(&mnt->mnt_mounts);
-	INIT_LIST_HEAD(&mnt->mnt_child);
-	INIT_LIST_HEAD(&mnt->mnt_list);
+	mnt->mnt.mnt_flags = old->mnt_flags & ~(MNT_INTERNAL | MNT_UMOUNT);
+	__atomic_add_fetch(&root->d_sb->s_active, 1, __ATOMIC_RELAXED);
+	mnt_propagation_clone(mnt, o);
 	return &mnt->mnt;
+}
+
+/* A copy of the tree of mnt's from dentry down (MS_REC): each mount below dentry cloned onto
+ * its parent's copy; unbindable ones (and what is on them) left out */
+noinline struct mount *copy_tree(struct mount *mnt, struct dentry *dentry)
+{
+	struct vfsmount *root = clone_mnt(&mnt->mnt, dentry);
+	struct mount *child;
+	unsigned long flags;
+
+	if (IS_ERR(root))
+		return (void *)root;
+	list_for_each_entry(child, &mnt->mnt_mounts, mnt_child) {
+		struct mount *q;
+
+		if (!is_subdir(child->mnt_mountpoint, dentry) || (child->mnt.mnt_flags & MNT_UNBINDABLE))
+			continue;
+		q = copy_tree(child, child->mnt.mnt_root);
+		if (IS_ERR(q)) {
+			umount_tree(real_mount(root));
+			return q;
+		}
+		spin_lock_irqsave(&mount_lock, flags);
+		attach_mnt(q, real_mount(root), child->mnt_mountpoint);
+		spin_unlock_irqrestore(&mount_lock, flags);
+	}
+	return real_mount(root);
 }
 
 /* The namespace's root: rootfs ("/"), its own parent (init_mount_tree(): alloc_mnt_ns()'s
@@ -271,6 +444,70 @@ static notrace void seq_escape_path(struct seq_file *m, const char *s)
 	}
 }
 
+/* the mount's own flags, after "rw"/"ro" (show_mnt_opts) */
+static notrace void show_mnt_opts(struct seq_file *m, struct vfsmount *mnt)
+{
+	static const struct { int flag; const char *str; } mnt_opts[] = {
+		{ MNT_NOSUID, ",nosuid" }, { MNT_NODEV, ",nodev" }, { MNT_NOEXEC, ",noexec" },
+		{ MNT_NOATIME, ",noatime" }, { MNT_NODIRATIME, ",nodiratime" }, { MNT_RELATIME, ",relatime" },
+		{ MNT_NOSYMFOLLOW, ",nosymfollow" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(mnt_opts); i++)
+		if (mnt->mnt_flags & mnt_opts[i].flag)
+			seq_puts(m, mnt_opts[i].str);
+}
+
+/* the super block's flags (show_sb_opts) */
+static notrace void show_sb_opts(struct seq_file *m, struct super_block *sb)
+{
+	static const struct { int flag; const char *str; } fs_opts[] = {
+		{ SB_SYNCHRONOUS, ",sync" }, { SB_DIRSYNC, ",dirsync" }, { SB_MANDLOCK, ",mand" },
+		{ SB_LAZYTIME, ",lazytime" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fs_opts); i++)
+		if (sb->s_flags & fs_opts[i].flag)
+			seq_puts(m, fs_opts[i].str);
+}
+
+/* The mount point of mnt as the reader's root sees it, into buf's end; NULL: not under it */
+static notrace char *mount_point_name(struct mount *mnt, const struct path *root, char *buf, int len)
+{
+	extern int prepend_path(const struct path *, const struct path *, char **, int *);
+	struct path p = { &mnt->mnt, mnt->mnt.mnt_root };
+	char *name = buf + len - 1;
+
+	*name = 0;
+	len--;
+	if (prepend_path(&p, root, &name, &len) != 0)
+		return NULL;
+	return name;
+}
+
+/* A mount's root in its file system (a bind mount's directory), into buf's end (6.1's
+ * dentry_path_raw) */
+static notrace char *mount_root_name(struct dentry *dentry, char *buf, int len)
+{
+	char *p = buf + len - 1;
+
+	*p = 0;
+	if (dentry == dentry->d_sb->s_root)
+		*--p = '/';
+	for (; dentry != dentry->d_sb->s_root && dentry->d_parent != dentry; dentry = dentry->d_parent) {
+		int n = dentry->d_name.len;
+
+		if (p - buf < n + 1)
+			return NULL;
+		p -= n;
+		memcpy(p, dentry->d_name.name, n);
+		*--p = '/';
+	}
+	return p;
+}
+
 /* /proc/mounts: "devname mountpoint type options 0 0", relative to the reader's root */
 notrace int show_mounts(struct seq_file *m, void *v)
 {
@@ -281,33 +518,745 @@ notrace int show_mounts(struct seq_file *m, void *v)
 	if (!buf)
 		return -ENOMEM;
 	get_fs_root(current->fs, &root);
+	mutex_lock(&namespace_sem);
 	list_for_each_entry(mnt, &init_mnt_ns.list, mnt_list) {
-		struct path p = { &mnt->mnt, mnt->mnt.mnt_root };
-		char *end = buf + PATH_MAX, *name = end;
-		int len = PATH_MAX;
-		extern int prepend_path(const struct path *, const struct path *, char **, int *);
+		char *name = mount_point_name(mnt, &root, buf, PATH_MAX);
 		struct super_block *sb = mnt->mnt.mnt_sb;
 
-		if (prepend_path(&p, &root, &name, &len) != 0)
+		if (!name)
 			continue;	/* not under the reader's root */
 		seq_escape_path(m, mnt->mnt_devname ? mnt->mnt_devname : "none");
 		seq_putc(m, ' ');
-		seq_write(m, name, end - name);
+		seq_escape_path(m, name);
 		seq_printf(m, " %s %s", sb->s_type->name, __mnt_is_readonly(&mnt->mnt) ? "ro" : "rw");
-		if (mnt->mnt.mnt_flags & MNT_NOSUID)
-			seq_puts(m, ",nosuid");
-		if (mnt->mnt.mnt_flags & MNT_NODEV)
-			seq_puts(m, ",nodev");
-		if (mnt->mnt.mnt_flags & MNT_NOEXEC)
-			seq_puts(m, ",noexec");
-		seq_puts(m, ",relatime");
+		show_sb_opts(m, sb);
+		show_mnt_opts(m, &mnt->mnt);
 		if (sb->s_op && sb->s_op->show_options)
 			sb->s_op->show_options(m, mnt->mnt.mnt_root);
 		seq_puts(m, " 0 0\n");
 	}
+	mutex_unlock(&namespace_sem);
 	path_put(&root);
 	kfree(buf);
 	return 0;
+}
+
+/*
+ * /proc/PID/mountinfo: "id parent major:minor root mountpoint options [shared:N] [master:N]
+ * [unbindable] - type source superoptions" (show_mountinfo; 6.1's propagate_from:N, for a
+ * master the reader cannot see, is not shown).
+ */
+notrace int show_mountinfo(struct seq_file *m, void *v)
+{
+	struct mount *r;
+	struct path root;
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	get_fs_root(current->fs, &root);
+	mutex_lock(&namespace_sem);
+	list_for_each_entry(r, &init_mnt_ns.list, mnt_list) {
+		struct super_block *sb = r->mnt.mnt_sb;
+		char *name = mount_point_name(r, &root, buf, PATH_MAX / 2);
+		char *in_sb = mount_root_name(r->mnt.mnt_root, buf + PATH_MAX / 2, PATH_MAX / 2);
+
+		if (!name || !in_sb)
+			continue;	/* not under the reader's root */
+		seq_printf(m, "%i %i %u:%u ", r->mnt_id, r->mnt_parent->mnt_id, MAJOR(sb->s_dev), MINOR(sb->s_dev));
+		seq_escape_path(m, in_sb);
+		seq_putc(m, ' ');
+		seq_escape_path(m, name);
+		seq_puts(m, (r->mnt.mnt_flags & MNT_READONLY) ? " ro" : " rw");
+		show_mnt_opts(m, &r->mnt);
+		if (r->mnt.mnt_flags & MNT_SHARED)
+			seq_printf(m, " shared:%i", r->mnt_group_id);
+		if (r->mnt_master)
+			seq_printf(m, " master:%i", r->mnt_master->mnt_group_id);
+		if (r->mnt.mnt_flags & MNT_UNBINDABLE)
+			seq_puts(m, " unbindable");
+		seq_printf(m, " - %s ", sb->s_type->name);
+		seq_escape_path(m, r->mnt_devname ? r->mnt_devname : "none");
+		seq_puts(m, (sb->s_flags & SB_RDONLY) ? " ro" : " rw");
+		show_sb_opts(m, sb);
+		if (sb->s_op && sb->s_op->show_options)
+			sb->s_op->show_options(m, r->mnt.mnt_root);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&namespace_sem);
+	path_put(&root);
+	kfree(buf);
+	return 0;
+}
+
+/* ---- umount ---- */
+
+/* mnt's last reference is gone (it was taken out of the namespace): what is still mounted on
+ * it (a lazy umount's tree, kept connected until now) goes too, then its file system's use */
+static noinline void cleanup_mnt(struct mount *mnt)
+{
+	struct mount *p, *n;
+	struct dentry *mp;
+	unsigned long flags;
+
+	list_for_each_entry_safe(p, n, &mnt->mnt_mounts, mnt_child) {
+		spin_lock_irqsave(&mount_lock, flags);
+		mp = unhash_mnt(p);
+		spin_unlock_irqrestore(&mount_lock, flags);
+		dput(mp);
+		mntput(&p->mnt);	/* the tree's reference it kept */
+	}
+	list_del(&mnt->mnt_instance);
+	kfree(mnt->mnt_devname);
+	dput(mnt->mnt.mnt_root);
+	deactivate_super(mnt->mnt.mnt_sb);
+	kfree(mnt);
+}
+
+/* mnt and the mounts below it leave the namespace; each below gives back its reference of
+ * its parent but stays on it */
+static notrace void umount_mark(struct mount *mnt, struct mount *top)
+{
+	struct mount *child;
+
+	mnt->mnt.mnt_flags |= MNT_UMOUNT;
+	list_del_init(&mnt->mnt_list);
+	change_mnt_propagation(mnt, MS_PRIVATE);
+	if (mnt != top)
+		mntput(&mnt->mnt_parent->mnt);
+	list_for_each_entry(child, &mnt->mnt_mounts, mnt_child)
+		umount_mark(child, top);
+}
+
+/*
+ * mnt and every mount below it leave the namespace (namespace_sem held).  mnt leaves its mount
+ * point and drops the tree's reference; the mounts below stay connected to it (a lazily
+ * unmounted tree still works for who is in it) and go when it goes (cleanup_mnt).
+ */
+static noinline void umount_tree(struct mount *mnt)
+{
+	struct mount *parent = mnt->mnt_parent;
+	struct dentry *mp = NULL;
+	unsigned long flags;
+
+	mntget(&mnt->mnt);	/* (until the tree is taken apart: 6.1 puts at namespace_unlock) */
+	umount_mark(mnt, mnt);
+	if (mnt_has_parent(mnt)) {
+		spin_lock_irqsave(&mount_lock, flags);
+		mp = unhash_mnt(mnt);	/* (umount_mnt) */
+		spin_unlock_irqrestore(&mount_lock, flags);
+		dput(mp);
+		mntput(&parent->mnt);
+	}
+	mntput(&mnt->mnt);	/* the tree's reference */
+	mntput(&mnt->mnt);
+}
+
+/* Is mnt in use: anything mounted on it, or more references than the tree's and the caller's
+ * (refcnt)?  (6.1 asks the same of its peers' copies: none here, pnode.c) */
+noinline int propagate_mount_busy(struct mount *mnt, int refcnt)
+{
+	return !list_empty(&mnt->mnt_mounts) || READ_ONCE(mnt->mnt_count) > refcnt;
+}
+
+noinline bool may_mount(void)
+{
+	return ns_capable(&init_user_ns, CAP_SYS_ADMIN);
+}
+
+/* umount of the caller's root: it is made read-only instead (do_umount_root) */
+static noinline int do_umount_root(struct super_block *sb)
+{
+	struct fs_context *fc;
+	int ret = 0;
+
+	if (!(sb->s_flags & SB_RDONLY)) {
+		fc = fs_context_for_reconfigure(sb->s_root, SB_RDONLY, SB_RDONLY);
+		if (IS_ERR(fc))
+			return PTR_ERR(fc);
+		ret = reconfigure_super(fc);
+		put_fs_context(fc);
+	}
+	return ret;
+}
+
+static noinline int do_umount(struct mount *mnt, int flags)
+{
+	struct super_block *sb = mnt->mnt.mnt_sb;
+	int retval = 0;
+
+	/* MNT_EXPIRE: a first call marks an unused mount, a second takes it if no one used it
+	 * meanwhile (mntput clears the mark) */
+	if (flags & MNT_EXPIRE) {
+		if (&mnt->mnt == current->fs->root.mnt || flags & (MNT_FORCE | MNT_DETACH))
+			return -EINVAL;
+		if (READ_ONCE(mnt->mnt_count) != 2)
+			return -EBUSY;
+		if (!__atomic_exchange_n(&mnt->mnt_expiry_mark, 1, __ATOMIC_SEQ_CST))
+			return -EAGAIN;
+	}
+	/* (MNT_FORCE: 6.1 calls the super block's umount_begin; none of the model's types has one) */
+	if (&mnt->mnt == current->fs->root.mnt && !(flags & MNT_DETACH)) {
+		if (!ns_capable(&init_user_ns, CAP_SYS_ADMIN))
+			return -EPERM;
+		return do_umount_root(sb);
+	}
+	mutex_lock(&namespace_sem);
+	if (flags & MNT_DETACH) {
+		if (!list_empty(&mnt->mnt_list))
+			umount_tree(mnt);
+	} else {
+		retval = -EBUSY;
+		if (!propagate_mount_busy(mnt, 2)) {
+			if (!list_empty(&mnt->mnt_list))
+				umount_tree(mnt);
+			retval = 0;
+		}
+	}
+	mutex_unlock(&namespace_sem);
+	return retval;
+}
+
+static noinline int can_umount(const struct path *path, int flags)
+{
+	struct mount *mnt = real_mount(path->mnt);
+
+	if (!may_mount())
+		return -EPERM;
+	if (path->dentry != path->mnt->mnt_root)
+		return -EINVAL;
+	if (!check_mnt(mnt))
+		return -EINVAL;
+	if (flags & MNT_FORCE && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return 0;
+}
+
+/* path: the caller's reference, dropped here */
+noinline int path_umount(struct path *path, int flags)
+{
+	struct mount *mnt = real_mount(path->mnt);
+	int ret;
+
+	ret = can_umount(path, flags);
+	if (!ret)
+		ret = do_umount(mnt, flags);
+	/* we mustn't call path_put() as that would clear mnt_expiry_mark */
+	dput(path->dentry);
+	mntput_no_expire(mnt);
+	return ret;
+}
+
+static noinline int ksys_umount(const char *name, int flags)
+{
+	int lookup_flags = 0;	/* (6.1's LOOKUP_MOUNTPOINT: no automounts, no revalidation here) */
+	struct path path;
+	int ret;
+
+	if (flags & ~(MNT_FORCE | MNT_DETACH | MNT_EXPIRE | UMOUNT_NOFOLLOW))
+		return -EINVAL;
+	if (!(flags & UMOUNT_NOFOLLOW))
+		lookup_flags |= LOOKUP_FOLLOW;
+	ret = user_path_at_empty(AT_FDCWD, name, lookup_flags, &path, NULL);
+	if (ret)
+		return ret;
+	return path_umount(&path, flags);
+}
+
+/* A session's process: its mounts are the host's (made there already); the emulated tree stays */
+SYSCALL_DEFINE2(umount, char *, name, int, flags)
+{
+	if (current->session)
+		return -ENOSYS;
+	return ksys_umount(name, flags);
+}
+
+/* ---- mount ---- */
+
+/* The mount to mount on at path: the one on top of what is mounted there (path moves to its
+ * root); ENOENT for a directory removed */
+noinline int lock_mount(struct path *path)
+{
+	struct vfsmount *mnt;
+
+	for (;;) {
+		if (d_unlinked(path->dentry))	/* (cant_mount) */
+			return -ENOENT;
+		mnt = lookup_mnt(path);
+		if (!mnt)
+			return 0;
+		path_put(path);
+		path->mnt = mnt;
+		path->dentry = dget(mnt->mnt_root);
+	}
+}
+
+/* mnt goes on mp's (parent, dentry) */
+noinline int graft_tree(struct mount *mnt, struct mount *p, struct dentry *mp)
+{
+	if (mnt->mnt.mnt_sb->s_flags & SB_NOUSER)
+		return -EINVAL;
+	if (d_is_dir(mp) != d_is_dir(mnt->mnt.mnt_root))
+		return -ENOTDIR;
+	return attach_recursive_mnt(mnt, p, mp, false);
+}
+
+/* a new mount's flags: those of the per-mount ones a user may set */
+static noinline int do_add_mount(struct mount *newmnt, const struct path *path, int mnt_flags)
+{
+	struct mount *parent = real_mount(path->mnt);
+
+	if (unlikely(!check_mnt(parent)))
+		return -EINVAL;
+	/* Refuse the same filesystem on the same mount point */
+	if (path->mnt->mnt_sb == newmnt->mnt.mnt_sb && path->mnt->mnt_root == path->dentry)
+		return -EBUSY;
+	if (S_ISLNK(newmnt->mnt.mnt_root->d_inode->i_mode))
+		return -EINVAL;
+	newmnt->mnt.mnt_flags = mnt_flags;
+	return graft_tree(newmnt, parent, path->dentry);
+}
+
+static noinline int do_new_mount_fc(struct fs_context *fc, struct path *mountpoint, int mnt_flags)
+{
+	struct vfsmount *mnt = vfs_create_mount(fc);
+	int error;
+
+	if (IS_ERR(mnt))
+		return PTR_ERR(mnt);
+	mutex_lock(&namespace_sem);
+	error = lock_mount(mountpoint);
+	if (!error)
+		error = do_add_mount(real_mount(mnt), mountpoint, mnt_flags);
+	mutex_unlock(&namespace_sem);
+	if (error < 0) {
+		real_mount(mnt)->mnt.mnt_flags |= MNT_UMOUNT;	/* (never in the tree: it ends here) */
+		mntput(mnt);
+	}
+	return error;
+}
+
+/* a type of the model's that takes a mode (tmpfs, devtmpfs, proc): fill_super's data */
+static noinline int do_new_mount(struct path *path, const char *fstype, int sb_flags, int mnt_flags,
+				 const char *name, void *data)
+{
+	struct file_system_type *type;
+	struct fs_context *fc;
+	int err = 0;
+
+	if (!fstype)
+		return -EINVAL;
+	type = get_fs_type(fstype);
+	if (!type)
+		return -ENODEV;
+	if (type->fs_flags & FS_REQUIRES_DEV)
+		return -ENODEV;	/* (block device file systems: not a guest's to mount here, README) */
+	fc = fs_context_for_mount(type, sb_flags);
+	if (IS_ERR(fc))
+		return PTR_ERR(fc);
+	if (name)
+		err = vfs_parse_fs_string(fc, "source", name, strlen(name));
+	if (!err)
+		err = parse_monolithic_mount_data(fc, data);
+	if (!err)
+		err = vfs_get_tree(fc);
+	if (!err)
+		err = do_new_mount_fc(fc, path, mnt_flags);
+	put_fs_context(fc);
+	return err;
+}
+
+noinline struct mount *__do_loopback(struct path *old_path, int recurse)
+{
+	struct mount *old = real_mount(old_path->mnt);
+	struct vfsmount *mnt;
+
+	if (old->mnt.mnt_flags & MNT_UNBINDABLE)
+		return ERR_PTR(-EINVAL);
+	if (!check_mnt(old))
+		return ERR_PTR(-EINVAL);
+	if (recurse)
+		return copy_tree(old, old_path->dentry);
+	mnt = clone_mnt(old_path->mnt, old_path->dentry);
+	return IS_ERR(mnt) ? (void *)mnt : real_mount(mnt);
+}
+
+/* MS_BIND: old_name's tree (MS_REC: with what is mounted below it) mounted at path too */
+static noinline int do_loopback(struct path *path, const char *old_name, int recurse)
+{
+	struct path old_path;
+	struct mount *mnt, *parent;
+	int err;
+
+	if (!old_name || !*old_name)
+		return -EINVAL;
+	err = kern_path(old_name, LOOKUP_FOLLOW | LOOKUP_AUTOMOUNT, &old_path);
+	if (err)
+		return err;
+	mutex_lock(&namespace_sem);
+	err = lock_mount(path);
+	if (err)
+		goto out;
+	parent = real_mount(path->mnt);
+	err = -EINVAL;
+	if (!check_mnt(parent))
+		goto out;
+	mnt = __do_loopback(&old_path, recurse);
+	if (IS_ERR(mnt)) {
+		err = PTR_ERR(mnt);
+		goto out;
+	}
+	err = graft_tree(mnt, parent, path->dentry);
+	if (err)
+		umount_tree(mnt);
+out:
+	mutex_unlock(&namespace_sem);
+	path_put(&old_path);
+	return err;
+}
+
+static inline int flags_to_propagation_type(int ms_flags)
+{
+	int type = ms_flags & ~(MS_REC | MS_SILENT);
+
+	/* Fail if any non-propagation flags are set */
+	if (type & ~(MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE))
+		return 0;
+	/* Only one propagation flag should be set */
+	if (type & (type - 1))
+		return 0;
+	return type;
+}
+
+/* every mount of the tree at mnt (MS_REC) or mnt alone without a peer group gets one */
+static notrace int invent_group_ids(struct mount *mnt, bool recurse)
+{
+	struct mount *child;
+	int err;
+
+	if (!mnt->mnt_group_id) {
+		err = mnt_alloc_group_id(mnt);
+		if (err)
+			return err;
+	}
+	if (recurse)
+		list_for_each_entry(child, &mnt->mnt_mounts, mnt_child)
+			if ((err = invent_group_ids(child, true)))
+				return err;
+	return 0;
+}
+
+static notrace void change_tree_propagation(struct mount *mnt, int type, bool recurse)
+{
+	struct mount *child;
+
+	change_mnt_propagation(mnt, type);
+	if (recurse)
+		list_for_each_entry(child, &mnt->mnt_mounts, mnt_child)
+			change_tree_propagation(child, type, true);
+}
+
+/* MS_SHARED, MS_SLAVE, MS_PRIVATE, MS_UNBINDABLE (MS_REC: for the tree on it too) */
+static noinline int do_change_type(struct path *path, int ms_flags)
+{
+	struct mount *mnt = real_mount(path->mnt);
+	int recurse = ms_flags & MS_REC;
+	int type, err = 0;
+
+	if (path->dentry != path->mnt->mnt_root)
+		return -EINVAL;
+	type = flags_to_propagation_type(ms_flags);
+	if (!type)
+		return -EINVAL;
+	mutex_lock(&namespace_sem);
+	if (type == MS_SHARED)
+		err = invent_group_ids(mnt, recurse);
+	if (!err)
+		change_tree_propagation(mnt, type, recurse);
+	mutex_unlock(&namespace_sem);
+	return err;
+}
+
+/* A mount's own flags change: those a user sets, the others kept */
+static inline void set_mount_attributes(struct mount *mnt, int mnt_flags)
+{
+	mnt_flags |= mnt->mnt.mnt_flags & ~MNT_USER_SETTABLE_MASK;
+	mnt->mnt.mnt_flags = mnt_flags;
+}
+
+/* read-only needs no write access held on it (EBUSY) */
+static noinline int mnt_make_readonly(struct mount *mnt)
+{
+	if (READ_ONCE(mnt->mnt_writers) > 0)
+		return -EBUSY;
+	mnt->mnt.mnt_flags |= MNT_READONLY;
+	return 0;
+}
+
+noinline int sb_prepare_remount_readonly(struct super_block *sb)
+{
+	struct mount *mnt;
+
+	list_for_each_entry(mnt, &sb->s_mounts, mnt_instance)
+		if (READ_ONCE(mnt->mnt_writers) > 0)
+			return -EBUSY;
+	return 0;
+}
+
+static noinline int change_mount_ro_state(struct mount *mnt, unsigned int mnt_flags)
+{
+	bool readonly_request = (mnt_flags & MNT_READONLY);
+
+	if (readonly_request == __mnt_is_readonly(&mnt->mnt))
+		return 0;
+	if (readonly_request)
+		return mnt_make_readonly(mnt);
+	mnt->mnt.mnt_flags &= ~MNT_READONLY;
+	return 0;
+}
+
+/* MS_REMOUNT|MS_BIND: this mount's flags only, its file system's stay */
+static noinline int do_reconfigure_mnt(struct path *path, unsigned int mnt_flags)
+{
+	struct mount *mnt = real_mount(path->mnt);
+	int ret;
+
+	if (!check_mnt(mnt))
+		return -EINVAL;
+	if (path->dentry != mnt->mnt.mnt_root)
+		return -EINVAL;
+	mutex_lock(&namespace_sem);
+	ret = change_mount_ro_state(mnt, mnt_flags);
+	if (ret == 0)
+		set_mount_attributes(mnt, mnt_flags);
+	mutex_unlock(&namespace_sem);
+	return ret;
+}
+
+/* MS_REMOUNT: the file system's flags (read-only for every mount of it) and this mount's */
+static noinline int do_remount(struct path *path, int ms_flags, int sb_flags, int mnt_flags, void *data)
+{
+	struct mount *mnt = real_mount(path->mnt);
+	struct fs_context *fc;
+	int err;
+
+	if (!check_mnt(mnt))
+		return -EINVAL;
+	if (path->dentry != path->mnt->mnt_root)
+		return -EINVAL;
+	fc = fs_context_for_reconfigure(path->dentry, sb_flags, MS_RMT_MASK);
+	if (IS_ERR(fc))
+		return PTR_ERR(fc);
+	err = parse_monolithic_mount_data(fc, data);
+	if (!err) {
+		mutex_lock(&namespace_sem);
+		err = reconfigure_super(fc);
+		if (!err)
+			set_mount_attributes(mnt, mnt_flags);
+		mutex_unlock(&namespace_sem);
+	}
+	put_fs_context(fc);
+	return err;
+}
+
+static notrace bool tree_contains_unbindable(struct mount *mnt)
+{
+	struct mount *child;
+
+	if (mnt->mnt.mnt_flags & MNT_UNBINDABLE)
+		return true;
+	list_for_each_entry(child, &mnt->mnt_mounts, mnt_child)
+		if (tree_contains_unbindable(child))
+			return true;
+	return false;
+}
+
+/* MS_MOVE: the tree at old_path goes to new_path */
+noinline int do_move_mount(struct path *old_path, struct path *new_path)
+{
+	struct mount *p, *old, *parent;
+	struct dentry *old_mp;
+	unsigned long flags;
+	int err;
+
+	mutex_lock(&namespace_sem);
+	err = lock_mount(new_path);
+	if (err)
+		goto out;
+	old = real_mount(old_path->mnt);
+	p = real_mount(new_path->mnt);
+	parent = old->mnt_parent;
+	err = -EINVAL;
+	/* The mountpoint must be in our namespace, the thing moved mounted and ours (attached) */
+	if (!check_mnt(p) || !check_mnt(old) || !mnt_has_parent(old))
+		goto out;
+	if (old_path->dentry != old_path->mnt->mnt_root)
+		goto out;
+	if (d_is_dir(new_path->dentry) != d_is_dir(old_path->dentry))
+		goto out;
+	/* Don't move a mount residing in a shared parent. */
+	if (parent->mnt.mnt_flags & MNT_SHARED)
+		goto out;
+	/* Don't move a mount tree containing unbindable mounts to a destination mount which is shared. */
+	if ((p->mnt.mnt_flags & MNT_SHARED) && tree_contains_unbindable(old))
+		goto out;
+	err = -ELOOP;
+	for (; mnt_has_parent(p); p = p->mnt_parent)
+		if (p == old)
+			goto out;
+	spin_lock_irqsave(&mount_lock, flags);
+	old_mp = unhash_mnt(old);
+	spin_unlock_irqrestore(&mount_lock, flags);
+	err = attach_recursive_mnt(old, real_mount(new_path->mnt), new_path->dentry, true);
+	dput(old_mp);
+	mntput_no_expire(parent);
+out:
+	mutex_unlock(&namespace_sem);
+	return err;
+}
+
+static noinline int do_move_mount_old(struct path *path, const char *old_name)
+{
+	struct path old_path;
+	int err;
+
+	if (!old_name || !*old_name)
+		return -EINVAL;
+	err = kern_path(old_name, LOOKUP_FOLLOW, &old_path);
+	if (err)
+		return err;
+	err = do_move_mount(&old_path, path);
+	path_put(&old_path);
+	return err;
+}
+
+/* What mount(2) does at path, by its flags (6.1's order: a remount, a bind, a propagation
+ * type, a move, or else a new mount) */
+noinline int path_mount(const char *dev_name, struct path *path, const char *type_page, unsigned long flags,
+			void *data_page)
+{
+	unsigned int mnt_flags = 0, sb_flags;
+
+	/* Discard magic */
+	if ((flags & MS_MGC_MSK) == MS_MGC_VAL)
+		flags &= ~MS_MGC_MSK;
+	/* Basic sanity checks */
+	if (data_page)
+		((char *)data_page)[PAGE_SIZE - 1] = 0;
+	if (flags & MS_NOUSER)
+		return -EINVAL;
+	if (!may_mount())
+		return -EPERM;
+	/* Default to relatime unless overriden */
+	if (!(flags & MS_NOATIME))
+		mnt_flags |= MNT_RELATIME;
+	/* Separate the per-mountpoint flags */
+	if (flags & MS_NOSUID)
+		mnt_flags |= MNT_NOSUID;
+	if (flags & MS_NODEV)
+		mnt_flags |= MNT_NODEV;
+	if (flags & MS_NOEXEC)
+		mnt_flags |= MNT_NOEXEC;
+	if (flags & MS_NOATIME)
+		mnt_flags |= MNT_NOATIME;
+	if (flags & MS_NODIRATIME)
+		mnt_flags |= MNT_NODIRATIME;
+	if (flags & MS_STRICTATIME)
+		mnt_flags &= ~(MNT_RELATIME | MNT_NOATIME);
+	if (flags & MS_RDONLY)
+		mnt_flags |= MNT_READONLY;
+	if (flags & MS_NOSYMFOLLOW)
+		mnt_flags |= MNT_NOSYMFOLLOW;
+	/* The default atime for remount is preservation */
+	if ((flags & MS_REMOUNT) &&
+	    ((flags & (MS_NOATIME | MS_NODIRATIME | MS_RELATIME | MS_STRICTATIME)) == 0)) {
+		mnt_flags &= ~MNT_ATIME_MASK;
+		mnt_flags |= path->mnt->mnt_flags & MNT_ATIME_MASK;
+	}
+	sb_flags = flags & (SB_RDONLY | SB_SYNCHRONOUS | SB_MANDLOCK | SB_DIRSYNC | SB_SILENT | SB_POSIXACL |
+			    SB_LAZYTIME | SB_I_VERSION);
+
+	if ((flags & (MS_REMOUNT | MS_BIND)) == (MS_REMOUNT | MS_BIND))
+		return do_reconfigure_mnt(path, mnt_flags);
+	if (flags & MS_REMOUNT)
+		return do_remount(path, flags, sb_flags, mnt_flags, data_page);
+	if (flags & MS_BIND)
+		return do_loopback(path, dev_name, flags & MS_REC);
+	if (flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE))
+		return do_change_type(path, flags);
+	if (flags & MS_MOVE)
+		return do_move_mount_old(path, dev_name);
+	return do_new_mount(path, type_page, sb_flags, mnt_flags, dev_name, data_page);
+}
+
+noinline long do_mount(const char *dev_name, const char *dir_name, const char *type_page, unsigned long flags,
+		       void *data_page)
+{
+	struct path path;
+	int ret;
+
+	ret = user_path_at_empty(AT_FDCWD, dir_name, LOOKUP_FOLLOW, &path, NULL);
+	if (ret)
+		return ret;
+	ret = path_mount(dev_name, &path, type_page, flags, data_page);
+	path_put(&path);
+	return ret;
+}
+
+/* mount(2)'s data: a page of it, as much as can be read (EFAULT: none) */
+noinline void *copy_mount_options(const void *data)
+{
+	size_t first = PAGE_SIZE - ((unsigned long)data & (PAGE_SIZE - 1));
+	char *copy;
+
+	if (!data)
+		return NULL;
+	copy = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!copy)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(copy, data, first)) {
+		kfree(copy);
+		return ERR_PTR(-EFAULT);
+	}
+	if (first < PAGE_SIZE && copy_from_user(copy + first, (const char *)data + first, PAGE_SIZE - first))
+		memset(copy + first, 0, PAGE_SIZE - first);
+	return copy;
+}
+
+static notrace char *copy_mount_string(const void *data)
+{
+	return data ? strndup_user(data, PATH_MAX) : NULL;
+}
+
+/* A session's process: its mounts are the host's (made there already); the emulated tree stays */
+SYSCALL_DEFINE5(mount, char *, dev_name, char *, dir_name, char *, type, unsigned long, flags, void *, data)
+{
+	char *kernel_type, *kernel_dev;
+	void *options;
+	int ret;
+
+	if (current->session)
+		return -ENOSYS;
+	kernel_type = copy_mount_string(type);
+	ret = PTR_ERR(kernel_type);
+	if (IS_ERR(kernel_type))
+		goto out_type;
+	kernel_dev = copy_mount_string(dev_name);
+	ret = PTR_ERR(kernel_dev);
+	if (IS_ERR(kernel_dev))
+		goto out_dev;
+	options = copy_mount_options(data);
+	ret = PTR_ERR(options);
+	if (IS_ERR(options))
+		goto out_data;
+	ret = do_mount(kernel_dev, dir_name, kernel_type, flags, options);
+	kfree(options);
+out_data:
+	kfree(kernel_dev);
+out_dev:
+	kfree(kernel_type);
+out_type:
+	return ret;
 }
 
 SYSCALL_DEFINE3(open_tree, int, dfd, const char *, filename, unsigned, flags)

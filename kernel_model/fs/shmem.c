@@ -612,9 +612,27 @@ static noinline int shmem_fill_super(struct super_block *sb, void *data)
 	return sb->s_root ? 0 : -ENOMEM;
 }
 
+/* mount(2)'s tmpfs options: mode= only here (6.1's size=, nr_inodes=, uid=, gid=, huge=,
+ * mpol=, inode32/64 are not: EINVAL as for an unknown one); a remount keeps the mode */
+static noinline int shmem_parse_one(struct fs_context *fc, const char *key, const char *value)
+{
+	unsigned long long mode;
+
+	if (strcmp(key, "mode"))
+		return -ENOPARAM;
+	if (!value || kstrtoull(value, 8, &mode) || mode > 0xffffffffULL)
+		return -EINVAL;
+	if (fc->root)	/* (a reconfiguration: shmem_reconfigure leaves the root's mode) */
+		return 0;
+	fc->mode = mode & 07777;
+	fc->fs_private = &fc->mode;
+	return 0;
+}
+
 struct file_system_type shmem_fs_type = {
 	.name = "tmpfs",
 	.fill_super = shmem_fill_super,
+	.parse_param = shmem_parse_one,
 	.magic = TMPFS_MAGIC,
 };
 

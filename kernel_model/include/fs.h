@@ -348,7 +348,14 @@ extern const struct super_operations simple_super_operations;
 int simple_statfs(struct dentry *dentry, struct kstatfs *buf);
 int vfs_statfs(const struct path *path, struct kstatfs *buf);
 #define SB_RDONLY	1
-#define SB_NOUSER	(1 << 31)
+#define SB_SYNCHRONOUS	16
+#define SB_MANDLOCK	64
+#define SB_DIRSYNC	128
+#define SB_SILENT	32768
+#define SB_POSIXACL	(1 << 16)
+#define SB_I_VERSION	(1 << 23)
+#define SB_LAZYTIME	(1 << 25)
+#define SB_NOUSER	(1 << 31)	/* no user's mount (a pseudo file system's) */
 struct super_block {
 	struct list_head s_list;
 	dev_t s_dev;
@@ -372,6 +379,8 @@ struct super_block {
 	char s_id[32];
 	void *s_fs_info;
 	long s_fsnotify_connectors;	/* its inodes with fsnotify marks (6.1's, an atomic count) */
+	struct list_head s_mounts;	/* its mounts (mount.mnt_instance) */
+	int s_active;			/* its mounts that keep it (the last umount's deactivate_super ends it) */
 };
 
 #define MNT_NOSUID	0x01
@@ -403,7 +412,14 @@ ssize_t __vfs_getxattr(struct dentry *dentry, struct inode *inode, const char *n
 #define MNT_RELATIME	0x20
 #define MNT_NODIRATIME	0x10
 #define MNT_READONLY	0x40
+#define MNT_NOSYMFOLLOW	0x80
+#define MNT_SHARED	0x1000		/* in a peer group (pnode.c) */
+#define MNT_UNBINDABLE	0x2000
 #define MNT_INTERNAL	0x4000
+#define MNT_UMOUNT	0x8000000	/* umount_tree() took it out of its namespace */
+#define MNT_ATIME_MASK	(MNT_NOATIME | MNT_NODIRATIME | MNT_RELATIME)
+#define MNT_USER_SETTABLE_MASK (MNT_NOSUID | MNT_NODEV | MNT_NOEXEC | MNT_NOATIME | MNT_NODIRATIME | \
+				MNT_RELATIME | MNT_READONLY | MNT_NOSYMFOLLOW)
 struct vfsmount {
 	struct dentry *mnt_root;
 	struct super_block *mnt_sb;
@@ -425,6 +441,13 @@ struct mount {
 	int mnt_count;
 	int mnt_id;
 	int mnt_writers;	/* write accesses held (mnt_want_write) */
+	/* propagation (fs/pnode.c): peers share a group id; a slave is on its master's list */
+	struct list_head mnt_share;	/* its peers, MNT_SHARED */
+	struct list_head mnt_slave_list;	/* its slaves */
+	struct list_head mnt_slave;	/* in its master's mnt_slave_list */
+	struct mount *mnt_master;	/* NULL: not a slave */
+	int mnt_group_id;		/* its peer group (0: none) */
+	int mnt_expiry_mark;		/* umount2(MNT_EXPIRE)'s mark, cleared by a use (mntput) */
 };
 static inline struct mount *real_mount(struct vfsmount *mnt) { return container_of(mnt, struct mount, mnt); }
 
@@ -440,13 +463,39 @@ _Static_assert(offsetof(struct mnt_namespace, ns) == 0 && offsetof(struct mnt_na
 extern struct mnt_namespace init_mnt_ns;
 
 #define FS_REQUIRES_DEV 1
+struct fs_context;
 struct file_system_type {
 	const char *name;
 	int fs_flags;
 	int (*fill_super)(struct super_block *sb, void *data);
+	/* one option of a mount(2)'s data, "key=value" (value NULL: "key"); NULL: the type takes
+	 * none (6.1's fs_context_operations.parse_param; -ENOPARAM: not one of its own) */
+	int (*parse_param)(struct fs_context *fc, const char *key, const char *value);
 	struct file_system_type *next;
 	unsigned long magic;
 };
+
+/*
+ * A mount(2) being made or a super block being reconfigured (include/linux/fs_context.h, the
+ * part the model has): the super block flags asked for and the type's own options, parsed
+ * into fs_private (its fill_super's data).
+ */
+struct fs_context {
+	struct file_system_type *fs_type;
+	void *fs_private;		/* NULL on a reconfiguration: the type's options are not changed */
+	const char *source;
+	struct dentry *root;		/* vfs_get_tree()'s super block's root */
+	unsigned int sb_flags, sb_flags_mask;
+	umode_t mode;			/* fs_private's storage for the types whose data is a mode */
+};
+#define ENOPARAM 519
+struct fs_context *fs_context_for_mount(struct file_system_type *fs_type, unsigned int sb_flags);
+struct fs_context *fs_context_for_reconfigure(struct dentry *dentry, unsigned int sb_flags, unsigned int sb_flags_mask);
+int parse_monolithic_mount_data(struct fs_context *fc, void *data);
+int vfs_parse_fs_string(struct fs_context *fc, const char *key, const char *value, size_t v_size);
+struct vfsmount *vfs_create_mount(struct fs_context *fc);
+int vfs_get_tree(struct fs_context *fc);
+void put_fs_context(struct fs_context *fc);
 
 /* Who a file's SIGIO goes to (fcntl F_SETOWN(_EX)): a task, its process or a process group,
  * with the setter's ids (the permission send_sigio checks) and F_SETSIG's signal (0: SIGIO) */
@@ -770,17 +819,26 @@ int register_filesystem(struct file_system_type *fs);
 struct file_system_type *get_fs_type(const char *name);
 void iterate_supers(void (*f)(struct super_block *, void *), void *arg);
 struct super_block *user_get_super(dev_t dev, bool excl);
+struct super_block *mount_nodev(struct file_system_type *fs_type, int flags, void *data);
+void deactivate_super(struct super_block *s);
+int reconfigure_super(struct fs_context *fc);
+int sb_prepare_remount_readonly(struct super_block *sb);
+void mnt_propagation_clone(struct mount *mnt, struct mount *old);
+void change_mnt_propagation(struct mount *mnt, int type);
+int mnt_alloc_group_id(struct mount *mnt);
+void mnt_release_group_id(struct mount *mnt);
 struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data);
 struct vfsmount *kern_mount(struct file_system_type *type);
 int do_add_mount_at(struct vfsmount *mnt, const struct path *where);
 struct vfsmount *lookup_mnt(const struct path *path);
-struct vfsmount *clone_mnt(struct vfsmount *old);
+struct vfsmount *clone_mnt(struct vfsmount *old, struct dentry *root);
 void mnt_set_root(struct vfsmount *mnt);
 void mnt_add_tree(struct vfsmount *mnt);
 struct vfsmount *mntget(struct vfsmount *mnt);
 void mntput(struct vfsmount *mnt);
 void mnt_init(void);
 int show_mounts(struct seq_file *m, void *v);
+int show_mountinfo(struct seq_file *m, void *v);
 int filesystems_proc_show(struct seq_file *m, void *v);
 bool __mnt_is_readonly(struct vfsmount *mnt);
 bool atime_needs_update(const struct path *path, struct inode *inode);

@@ -80,18 +80,6 @@ SYSCALL_DEFINE2(settimeofday, struct __kernel_old_timeval *, tv, struct timezone
 	return sys_ni_syscall();
 }
 
-/* fs/namespace.c */
-SYSCALL_DEFINE5(mount, char *, dev_name, char *, dir_name, char *, type, unsigned long, flags, void *, data)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namespace.c */
-SYSCALL_DEFINE2(umount, char *, name, int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/swapfile.c */
 SYSCALL_DEFINE2(swapon, const char *, specialfile, int, swap_flags)
 {

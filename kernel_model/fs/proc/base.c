@@ -416,6 +416,11 @@ static notrace int proc_pid_mounts_show(struct seq_file *m, void *pid)
 	return show_mounts(m, pid);
 }
 
+static notrace int proc_pid_mountinfo_show(struct seq_file *m, void *pid)
+{
+	return show_mountinfo(m, pid);
+}
+
 /* cwd and root: the task's fs_struct paths */
 static notrace int get_task_path(struct inode *inode, struct path *path, bool root)
 {
@@ -1717,6 +1722,7 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
 	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
+	{ "mountinfo", S_IFREG | 0444, proc_pid_mountinfo_show },
 	{ "wchan", S_IFREG | 0444, proc_pid_wchan },
 	{ "stack", S_IFREG | 0400, proc_pid_stack },
 	{ "schedstat", S_IFREG | 0444, proc_pid_schedstat },
@@ -1807,6 +1813,7 @@ static const struct pid_entry tid_base_stuff[] = {
 	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
 	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
+	{ "mountinfo", S_IFREG | 0444, proc_pid_mountinfo_show },
 	{ "wchan", S_IFREG | 0444, proc_pid_wchan },
 	{ "stack", S_IFREG | 0400, proc_pid_stack },
 	{ "schedstat", S_IFREG | 0444, proc_pid_schedstat },
