@@ -20,7 +20,7 @@ static const char *const forbidden_sb_flag[] = {
 	"strictatime", "suid", "unbindable",
 };
 
-static noinline int vfs_parse_sb_flag(struct fs_context *fc, const char *key)
+static inline int vfs_parse_sb_flag(struct fs_context *fc, const char *key)
 {
 	size_t i;
 
@@ -66,30 +66,21 @@ noinline int vfs_parse_fs_string(struct fs_context *fc, const char *key, const c
 	return -EINVAL;	/* "Unknown parameter" */
 }
 
+noinline int generic_parse_monolithic(struct fs_context *fc, void *data)
+{
+	return vfs_parse_monolithic_sep(fc, data);
+}
+
 /* data: the options, a NUL-terminated page (mount(2)'s copy); NULL: none */
 noinline int parse_monolithic_mount_data(struct fs_context *fc, void *data)
 {
-	char *options = data, *key;
+	int (*monolithic_mount_data)(struct fs_context *, void *) = fc->fs_type->parse_monolithic;
 
-	if (!options)
+	if (!data)
 		return 0;
-	while ((key = strsep(&options, ",")) != NULL) {
-		char *value;
-		int ret;
-
-		if (!*key)
-			continue;
-		value = strnchr(key, strlen(key), '=');
-		if (value) {
-			if (value == key)
-				continue;
-			*value++ = 0;
-		}
-		ret = vfs_parse_fs_string(fc, key, value, value ? strlen(value) : 0);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	if (!monolithic_mount_data)
+		monolithic_mount_data = generic_parse_monolithic;
+	return monolithic_mount_data(fc, data);
 }
 
 static noinline struct fs_context *alloc_fs_context(struct file_system_type *fs_type, unsigned int sb_flags,
@@ -118,12 +109,15 @@ noinline struct fs_context *fs_context_for_reconfigure(struct dentry *dentry, un
 {
 	struct fs_context *fc = alloc_fs_context(dentry->d_sb->s_type, sb_flags, sb_flags_mask);
 
-	if (!IS_ERR(fc))
+	if (!IS_ERR(fc)) {
+		__atomic_add_fetch(&dentry->d_sb->s_active, 1, __ATOMIC_RELAXED);
 		fc->root = dget(dentry);
+	}
 	return fc;
 }
 
-/* A new super block of fc's type (every type a guest mounts is a "nodev" one: get_tree_nodev) */
+/* A new super block of fc's type (every type a guest mounts is a "nodev" one: get_tree_nodev),
+ * active for fc until put_fs_context */
 noinline int vfs_get_tree(struct fs_context *fc)
 {
 	struct super_block *sb = mount_nodev(fc->fs_type, fc->sb_flags, fc->fs_private);
@@ -136,7 +130,11 @@ noinline int vfs_get_tree(struct fs_context *fc)
 
 noinline void put_fs_context(struct fs_context *fc)
 {
-	if (fc->root)
+	if (fc->root) {
+		struct super_block *sb = fc->root->d_sb;
+
 		dput(fc->root);
+		deactivate_super(sb);
+	}
 	kfree(fc);
 }

@@ -250,6 +250,7 @@ noinline struct vfsmount *vfs_create_mount(struct fs_context *fc)
 
 	if (!mnt)
 		return (void *)(long)-ENOMEM;
+	__atomic_add_fetch(&fc->root->d_sb->s_active, 1, __ATOMIC_RELAXED);
 	return &mnt->mnt;
 }
 
@@ -296,7 +297,7 @@ static inline bool mnt_has_parent(struct mount *mnt)
 }
 
 /* child goes on (mnt, dentry): it holds a reference of its parent and the mount point */
-noinline void mnt_set_mountpoint(struct mount *mnt, struct dentry *dentry, struct mount *child_mnt)
+static inline void mnt_set_mountpoint(struct mount *mnt, struct dentry *dentry, struct mount *child_mnt)
 {
 	mntget(&mnt->mnt);
 	child_mnt->mnt_mountpoint = dget(dentry);
@@ -305,7 +306,7 @@ noinline void mnt_set_mountpoint(struct mount *mnt, struct dentry *dentry, struc
 }
 
 /* ... and is found there by lookup_mnt() (mount_lock held) */
-noinline void attach_mnt(struct mount *mnt, struct mount *parent, struct dentry *dentry)
+static inline void attach_mnt(struct mount *mnt, struct mount *parent, struct dentry *dentry)
 {
 	mnt_set_mountpoint(parent, dentry, mnt);
 	list_add_tail(&mnt->mnt_hash, m_hash(&parent->mnt, dentry));
@@ -340,14 +341,43 @@ static noinline struct dentry *unhash_mnt(struct mount *mnt)
 	return mp;
 }
 
+/* The mount after p in a walk of the tree at root, parents first; NULL: none */
+static notrace struct mount *next_mnt(struct mount *p, struct mount *root)
+{
+	struct list_head *next = p->mnt_mounts.next;
+
+	if (next == &p->mnt_mounts) {
+		while (1) {
+			if (p == root)
+				return NULL;
+			next = p->mnt_child.next;
+			if (next != &p->mnt_parent->mnt_mounts)
+				break;
+			p = p->mnt_parent;
+		}
+	}
+	return list_entry(next, struct mount, mnt_child);
+}
+
+/* the last mount of the tree at p in next_mnt()'s walk (to go past the tree) */
+static notrace struct mount *skip_mnt_tree(struct mount *p)
+{
+	struct list_head *prev = p->mnt_mounts.prev;
+
+	while (prev != &p->mnt_mounts) {
+		p = list_entry(prev, struct mount, mnt_child);
+		prev = p->mnt_mounts.prev;
+	}
+	return p;
+}
+
 /* A tree of mounts (mnt and those below it) goes into the namespace */
 static noinline void commit_tree(struct mount *mnt)
 {
-	struct mount *child;
+	struct mount *m;
 
-	list_add_tail(&mnt->mnt_list, &init_mnt_ns.list);
-	list_for_each_entry(child, &mnt->mnt_mounts, mnt_child)
-		commit_tree(child);
+	for (m = mnt; m; m = next_mnt(m, mnt))
+		list_add_tail(&m->mnt_list, &init_mnt_ns.list);
 }
 
 /*
@@ -394,27 +424,42 @@ noinline struct vfsmount *clone_mnt(struct vfsmount *old, struct dentry *root)
  * its parent's copy; unbindable ones (and what is on them) left out */
 noinline struct mount *copy_tree(struct mount *mnt, struct dentry *dentry)
 {
-	struct vfsmount *root = clone_mnt(&mnt->mnt, dentry);
-	struct mount *child;
+	struct mount *res, *p, *q, *r, *parent;
+	struct vfsmount *copy = clone_mnt(&mnt->mnt, dentry);
 	unsigned long flags;
 
-	if (IS_ERR(root))
-		return (void *)root;
-	list_for_each_entry(child, &mnt->mnt_mounts, mnt_child) {
-		struct mount *q;
+	if (IS_ERR(copy))
+		return (void *)copy;
+	res = q = real_mount(copy);
+	p = mnt;
+	list_for_each_entry(r, &mnt->mnt_mounts, mnt_child) {
+		struct mount *s;
 
-		if (!is_subdir(child->mnt_mountpoint, dentry) || (child->mnt.mnt_flags & MNT_UNBINDABLE))
+		if (!is_subdir(r->mnt_mountpoint, dentry))
 			continue;
-		q = copy_tree(child, child->mnt.mnt_root);
-		if (IS_ERR(q)) {
-			umount_tree(real_mount(root));
-			return q;
+		for (s = r; s; s = next_mnt(s, r)) {
+			if (s->mnt.mnt_flags & MNT_UNBINDABLE) {
+				s = skip_mnt_tree(s);
+				continue;
+			}
+			while (p != s->mnt_parent) {
+				p = p->mnt_parent;
+				q = q->mnt_parent;
+			}
+			p = s;
+			parent = q;
+			copy = clone_mnt(&p->mnt, p->mnt.mnt_root);
+			if (IS_ERR(copy)) {
+				umount_tree(res);
+				return (void *)copy;
+			}
+			q = real_mount(copy);
+			spin_lock_irqsave(&mount_lock, flags);
+			attach_mnt(q, parent, p->mnt_mountpoint);
+			spin_unlock_irqrestore(&mount_lock, flags);
 		}
-		spin_lock_irqsave(&mount_lock, flags);
-		attach_mnt(q, real_mount(root), child->mnt_mountpoint);
-		spin_unlock_irqrestore(&mount_lock, flags);
 	}
-	return real_mount(root);
+	return res;
 }
 
 /* The namespace's root: rootfs ("/"), its own parent (init_mount_tree(): alloc_mnt_ns()'s
@@ -613,21 +658,6 @@ static noinline void cleanup_mnt(struct mount *mnt)
 	kfree(mnt);
 }
 
-/* mnt and the mounts below it leave the namespace; each below gives back its reference of
- * its parent but stays on it */
-static notrace void umount_mark(struct mount *mnt, struct mount *top)
-{
-	struct mount *child;
-
-	mnt->mnt.mnt_flags |= MNT_UMOUNT;
-	list_del_init(&mnt->mnt_list);
-	change_mnt_propagation(mnt, MS_PRIVATE);
-	if (mnt != top)
-		mntput(&mnt->mnt_parent->mnt);
-	list_for_each_entry(child, &mnt->mnt_mounts, mnt_child)
-		umount_mark(child, top);
-}
-
 /*
  * mnt and every mount below it leave the namespace (namespace_sem held).  mnt leaves its mount
  * point and drops the tree's reference; the mounts below stay connected to it (a lazily
@@ -635,12 +665,19 @@ static notrace void umount_mark(struct mount *mnt, struct mount *top)
  */
 static noinline void umount_tree(struct mount *mnt)
 {
-	struct mount *parent = mnt->mnt_parent;
+	struct mount *parent = mnt->mnt_parent, *p;
 	struct dentry *mp = NULL;
 	unsigned long flags;
 
 	mntget(&mnt->mnt);	/* (until the tree is taken apart: 6.1 puts at namespace_unlock) */
-	umount_mark(mnt, mnt);
+	/* each mount below gives back its reference of its parent but stays on it */
+	for (p = mnt; p; p = next_mnt(p, mnt)) {
+		p->mnt.mnt_flags |= MNT_UMOUNT;
+		list_del_init(&p->mnt_list);
+		change_mnt_propagation(p, MS_PRIVATE);
+		if (p != mnt)
+			mntput(&p->mnt_parent->mnt);
+	}
 	if (mnt_has_parent(mnt)) {
 		spin_lock_irqsave(&mount_lock, flags);
 		mp = unhash_mnt(mnt);	/* (umount_mnt) */
@@ -659,13 +696,13 @@ noinline int propagate_mount_busy(struct mount *mnt, int refcnt)
 	return !list_empty(&mnt->mnt_mounts) || READ_ONCE(mnt->mnt_count) > refcnt;
 }
 
-noinline bool may_mount(void)
+static inline bool may_mount(void)
 {
 	return ns_capable(&init_user_ns, CAP_SYS_ADMIN);
 }
 
 /* umount of the caller's root: it is made read-only instead (do_umount_root) */
-static noinline int do_umount_root(struct super_block *sb)
+static inline int do_umount_root(struct super_block *sb)
 {
 	struct fs_context *fc;
 	int ret = 0;
@@ -680,7 +717,7 @@ static noinline int do_umount_root(struct super_block *sb)
 	return ret;
 }
 
-static noinline int do_umount(struct mount *mnt, int flags)
+static inline int do_umount(struct mount *mnt, int flags)
 {
 	struct super_block *sb = mnt->mnt.mnt_sb;
 	int retval = 0;
@@ -717,7 +754,7 @@ static noinline int do_umount(struct mount *mnt, int flags)
 	return retval;
 }
 
-static noinline int can_umount(const struct path *path, int flags)
+static inline int can_umount(const struct path *path, int flags)
 {
 	struct mount *mnt = real_mount(path->mnt);
 
@@ -747,7 +784,7 @@ noinline int path_umount(struct path *path, int flags)
 	return ret;
 }
 
-static noinline int ksys_umount(const char *name, int flags)
+static inline int ksys_umount(const char *name, int flags)
 {
 	int lookup_flags = 0;	/* (6.1's LOOKUP_MOUNTPOINT: no automounts, no revalidation here) */
 	struct path path;
@@ -817,7 +854,7 @@ static noinline int do_add_mount(struct mount *newmnt, const struct path *path, 
 	return graft_tree(newmnt, parent, path->dentry);
 }
 
-static noinline int do_new_mount_fc(struct fs_context *fc, struct path *mountpoint, int mnt_flags)
+static inline int do_new_mount_fc(struct fs_context *fc, struct path *mountpoint, int mnt_flags)
 {
 	struct vfsmount *mnt = vfs_create_mount(fc);
 	int error;
@@ -837,7 +874,7 @@ static noinline int do_new_mount_fc(struct fs_context *fc, struct path *mountpoi
 }
 
 /* a type of the model's that takes a mode (tmpfs, devtmpfs, proc): fill_super's data */
-static noinline int do_new_mount(struct path *path, const char *fstype, int sb_flags, int mnt_flags,
+static inline int do_new_mount(struct path *path, const char *fstype, int sb_flags, int mnt_flags,
 				 const char *name, void *data)
 {
 	struct file_system_type *type;
@@ -882,7 +919,7 @@ noinline struct mount *__do_loopback(struct path *old_path, int recurse)
 }
 
 /* MS_BIND: old_name's tree (MS_REC: with what is mounted below it) mounted at path too */
-static noinline int do_loopback(struct path *path, const char *old_name, int recurse)
+static inline int do_loopback(struct path *path, const char *old_name, int recurse)
 {
 	struct path old_path;
 	struct mount *mnt, *parent;
@@ -928,38 +965,24 @@ static inline int flags_to_propagation_type(int ms_flags)
 	return type;
 }
 
-/* every mount of the tree at mnt (MS_REC) or mnt alone without a peer group gets one */
-static notrace int invent_group_ids(struct mount *mnt, bool recurse)
+/* every mount of the tree at mnt (MS_REC) or mnt alone without a peer group gets one (6.1
+ * gives the new ids back on a failure: here the only one is running out of ids) */
+static inline int invent_group_ids(struct mount *mnt, bool recurse)
 {
-	struct mount *child;
+	struct mount *p;
 	int err;
 
-	if (!mnt->mnt_group_id) {
-		err = mnt_alloc_group_id(mnt);
-		if (err)
+	for (p = mnt; p; p = recurse ? next_mnt(p, mnt) : NULL) {
+		if (!p->mnt_group_id && (err = mnt_alloc_group_id(p)))
 			return err;
 	}
-	if (recurse)
-		list_for_each_entry(child, &mnt->mnt_mounts, mnt_child)
-			if ((err = invent_group_ids(child, true)))
-				return err;
 	return 0;
 }
 
-static notrace void change_tree_propagation(struct mount *mnt, int type, bool recurse)
-{
-	struct mount *child;
-
-	change_mnt_propagation(mnt, type);
-	if (recurse)
-		list_for_each_entry(child, &mnt->mnt_mounts, mnt_child)
-			change_tree_propagation(child, type, true);
-}
-
 /* MS_SHARED, MS_SLAVE, MS_PRIVATE, MS_UNBINDABLE (MS_REC: for the tree on it too) */
-static noinline int do_change_type(struct path *path, int ms_flags)
+static inline int do_change_type(struct path *path, int ms_flags)
 {
-	struct mount *mnt = real_mount(path->mnt);
+	struct mount *m, *mnt = real_mount(path->mnt);
 	int recurse = ms_flags & MS_REC;
 	int type, err = 0;
 
@@ -971,8 +994,8 @@ static noinline int do_change_type(struct path *path, int ms_flags)
 	mutex_lock(&namespace_sem);
 	if (type == MS_SHARED)
 		err = invent_group_ids(mnt, recurse);
-	if (!err)
-		change_tree_propagation(mnt, type, recurse);
+	for (m = mnt; !err && m; m = recurse ? next_mnt(m, mnt) : NULL)
+		change_mnt_propagation(m, type);
 	mutex_unlock(&namespace_sem);
 	return err;
 }
@@ -985,7 +1008,7 @@ static inline void set_mount_attributes(struct mount *mnt, int mnt_flags)
 }
 
 /* read-only needs no write access held on it (EBUSY) */
-static noinline int mnt_make_readonly(struct mount *mnt)
+static inline int mnt_make_readonly(struct mount *mnt)
 {
 	if (READ_ONCE(mnt->mnt_writers) > 0)
 		return -EBUSY;
@@ -1003,7 +1026,7 @@ noinline int sb_prepare_remount_readonly(struct super_block *sb)
 	return 0;
 }
 
-static noinline int change_mount_ro_state(struct mount *mnt, unsigned int mnt_flags)
+static inline int change_mount_ro_state(struct mount *mnt, unsigned int mnt_flags)
 {
 	bool readonly_request = (mnt_flags & MNT_READONLY);
 
@@ -1016,7 +1039,7 @@ static noinline int change_mount_ro_state(struct mount *mnt, unsigned int mnt_fl
 }
 
 /* MS_REMOUNT|MS_BIND: this mount's flags only, its file system's stay */
-static noinline int do_reconfigure_mnt(struct path *path, unsigned int mnt_flags)
+static inline int do_reconfigure_mnt(struct path *path, unsigned int mnt_flags)
 {
 	struct mount *mnt = real_mount(path->mnt);
 	int ret;
@@ -1034,7 +1057,7 @@ static noinline int do_reconfigure_mnt(struct path *path, unsigned int mnt_flags
 }
 
 /* MS_REMOUNT: the file system's flags (read-only for every mount of it) and this mount's */
-static noinline int do_remount(struct path *path, int ms_flags, int sb_flags, int mnt_flags, void *data)
+static inline int do_remount(struct path *path, int ms_flags, int sb_flags, int mnt_flags, void *data)
 {
 	struct mount *mnt = real_mount(path->mnt);
 	struct fs_context *fc;
@@ -1059,14 +1082,12 @@ static noinline int do_remount(struct path *path, int ms_flags, int sb_flags, in
 	return err;
 }
 
-static notrace bool tree_contains_unbindable(struct mount *mnt)
+static inline bool tree_contains_unbindable(struct mount *mnt)
 {
-	struct mount *child;
+	struct mount *p;
 
-	if (mnt->mnt.mnt_flags & MNT_UNBINDABLE)
-		return true;
-	list_for_each_entry(child, &mnt->mnt_mounts, mnt_child)
-		if (tree_contains_unbindable(child))
+	for (p = mnt; p; p = next_mnt(p, mnt))
+		if (p->mnt.mnt_flags & MNT_UNBINDABLE)
 			return true;
 	return false;
 }
@@ -1115,7 +1136,7 @@ out:
 	return err;
 }
 
-static noinline int do_move_mount_old(struct path *path, const char *old_name)
+static inline int do_move_mount_old(struct path *path, const char *old_name)
 {
 	struct path old_path;
 	int err;
@@ -1189,8 +1210,9 @@ noinline int path_mount(const char *dev_name, struct path *path, const char *typ
 	return do_new_mount(path, type_page, sb_flags, mnt_flags, dev_name, data_page);
 }
 
-noinline long do_mount(const char *dev_name, const char *dir_name, const char *type_page, unsigned long flags,
-		       void *data_page)
+/* (inlined into __x64_sys_mount as in 6.1, where path_mount's caller is the syscall) */
+static __always_inline long do_mount(const char *dev_name, const char *dir_name, const char *type_page,
+				     unsigned long flags, void *data_page)
 {
 	struct path path;
 	int ret;

@@ -16,7 +16,7 @@
 #define GROUP_IDS 4096
 static unsigned long group_ids[GROUP_IDS / 64];
 
-noinline int mnt_alloc_group_id(struct mount *mnt)
+notrace int mnt_alloc_group_id(struct mount *mnt)
 {
 	int id;
 
@@ -43,7 +43,7 @@ static inline struct mount *next_peer(struct mount *p)
 
 /* mnt leaves its peer group and becomes a slave of a peer (one of the same root first), or
  * stays a slave of its master, or is private when it has neither; its slaves follow it */
-static noinline int do_make_slave(struct mount *mnt)
+static inline int do_make_slave(struct mount *mnt)
 {
 	struct mount *master, *slave_mnt, *m;
 

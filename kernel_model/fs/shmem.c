@@ -629,8 +629,15 @@ static noinline int shmem_parse_one(struct fs_context *fc, const char *key, cons
 	return 0;
 }
 
+/* (6.1's keeps an mpol= list's commas together: no mpol here) */
+static noinline int shmem_parse_options(struct fs_context *fc, void *data)
+{
+	return vfs_parse_monolithic_sep(fc, data);
+}
+
 struct file_system_type shmem_fs_type = {
 	.name = "tmpfs",
+	.parse_monolithic = shmem_parse_options,
 	.fill_super = shmem_fill_super,
 	.parse_param = shmem_parse_one,
 	.magic = TMPFS_MAGIC,

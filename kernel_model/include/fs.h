@@ -380,7 +380,7 @@ struct super_block {
 	void *s_fs_info;
 	long s_fsnotify_connectors;	/* its inodes with fsnotify marks (6.1's, an atomic count) */
 	struct list_head s_mounts;	/* its mounts (mount.mnt_instance) */
-	int s_active;			/* its mounts that keep it (the last umount's deactivate_super ends it) */
+	int s_active;			/* its active users: its mounts, the mount contexts on it (deactivate_super) */
 };
 
 #define MNT_NOSUID	0x01
@@ -471,6 +471,7 @@ struct file_system_type {
 	/* one option of a mount(2)'s data, "key=value" (value NULL: "key"); NULL: the type takes
 	 * none (6.1's fs_context_operations.parse_param; -ENOPARAM: not one of its own) */
 	int (*parse_param)(struct fs_context *fc, const char *key, const char *value);
+	int (*parse_monolithic)(struct fs_context *fc, void *data);	/* NULL: generic_parse_monolithic */
 	struct file_system_type *next;
 	unsigned long magic;
 };
@@ -491,11 +492,37 @@ struct fs_context {
 #define ENOPARAM 519
 struct fs_context *fs_context_for_mount(struct file_system_type *fs_type, unsigned int sb_flags);
 struct fs_context *fs_context_for_reconfigure(struct dentry *dentry, unsigned int sb_flags, unsigned int sb_flags_mask);
-int parse_monolithic_mount_data(struct fs_context *fc, void *data);
 int vfs_parse_fs_string(struct fs_context *fc, const char *key, const char *value, size_t v_size);
+int parse_monolithic_mount_data(struct fs_context *fc, void *data);
+int generic_parse_monolithic(struct fs_context *fc, void *data);
 struct vfsmount *vfs_create_mount(struct fs_context *fc);
 int vfs_get_tree(struct fs_context *fc);
 void put_fs_context(struct fs_context *fc);
+
+/* data's options, "key[=value]" separated by commas, one at a time to vfs_parse_fs_string (the
+ * loop of generic_parse_monolithic and of the types' own parse_monolithic) */
+static __always_inline int vfs_parse_monolithic_sep(struct fs_context *fc, char *options)
+{
+	char *key;
+
+	while ((key = strsep(&options, ",")) != NULL) {
+		char *value;
+		int ret;
+
+		if (!*key)
+			continue;
+		value = strnchr(key, strlen(key), '=');
+		if (value) {
+			if (value == key)
+				continue;
+			*value++ = 0;
+		}
+		ret = vfs_parse_fs_string(fc, key, value, value ? strlen(value) : 0);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
 
 /* Who a file's SIGIO goes to (fcntl F_SETOWN(_EX)): a task, its process or a process group,
  * with the setter's ids (the permission send_sigio checks) and F_SETSIG's signal (0: SIGIO) */
