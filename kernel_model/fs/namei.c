@@ -543,7 +543,7 @@ static notrace const char *pick_link(struct nameidata *nd, struct path *link, in
 		if (unlikely(error))
 			return (void *)(long)error;
 	}
-	if (unlikely(nd->flags & LOOKUP_NO_SYMLINKS))
+	if (unlikely(nd->flags & LOOKUP_NO_SYMLINKS) || unlikely(link->mnt->mnt_flags & MNT_NOSYMFOLLOW))
 		return (void *)(long)-ELOOP;
 	if (!(nd->flags & LOOKUP_CACHED))
 		touch_atime(link);

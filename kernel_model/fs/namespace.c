@@ -608,16 +608,16 @@ notrace int show_mountinfo(struct seq_file *m, void *v)
 
 		if (!name || !in_sb)
 			continue;	/* not under the reader's root */
-		seq_printf(m, "%i %i %u:%u ", r->mnt_id, r->mnt_parent->mnt_id, MAJOR(sb->s_dev), MINOR(sb->s_dev));
+		seq_printf(m, "%d %d %u:%u ", r->mnt_id, r->mnt_parent->mnt_id, MAJOR(sb->s_dev), MINOR(sb->s_dev));
 		seq_escape_path(m, in_sb);
 		seq_putc(m, ' ');
 		seq_escape_path(m, name);
 		seq_puts(m, (r->mnt.mnt_flags & MNT_READONLY) ? " ro" : " rw");
 		show_mnt_opts(m, &r->mnt);
 		if (r->mnt.mnt_flags & MNT_SHARED)
-			seq_printf(m, " shared:%i", r->mnt_group_id);
+			seq_printf(m, " shared:%d", r->mnt_group_id);
 		if (r->mnt_master)
-			seq_printf(m, " master:%i", r->mnt_master->mnt_group_id);
+			seq_printf(m, " master:%d", r->mnt_master->mnt_group_id);
 		if (r->mnt.mnt_flags & MNT_UNBINDABLE)
 			seq_puts(m, " unbindable");
 		seq_printf(m, " - %s ", sb->s_type->name);

@@ -8,9 +8,13 @@
 #define ST_NOSUID	0x0002
 #define ST_NODEV	0x0004
 #define ST_NOEXEC	0x0008
+#define ST_SYNCHRONOUS	0x0010
 #define ST_VALID	0x0020
+#define ST_MANDLOCK	0x0040
 #define ST_NOATIME	0x0400
+#define ST_NODIRATIME	0x0800
 #define ST_RELATIME	0x1000
+#define ST_NOSYMFOLLOW	0x2000
 
 static int flags_by_mnt(int mnt_flags)
 {
@@ -26,14 +30,31 @@ static int flags_by_mnt(int mnt_flags)
 		flags |= ST_NOEXEC;
 	if (mnt_flags & MNT_NOATIME)
 		flags |= ST_NOATIME;
+	if (mnt_flags & MNT_NODIRATIME)
+		flags |= ST_NODIRATIME;
 	if (mnt_flags & MNT_RELATIME)
 		flags |= ST_RELATIME;
+	if (mnt_flags & MNT_NOSYMFOLLOW)
+		flags |= ST_NOSYMFOLLOW;
+	return flags;
+}
+
+static int flags_by_sb(int s_flags)
+{
+	int flags = 0;
+
+	if (s_flags & SB_SYNCHRONOUS)
+		flags |= ST_SYNCHRONOUS;
+	if (s_flags & SB_MANDLOCK)
+		flags |= ST_MANDLOCK;
+	if (s_flags & SB_RDONLY)
+		flags |= ST_RDONLY;
 	return flags;
 }
 
 static int calculate_f_flags(struct vfsmount *mnt)
 {
-	return ST_VALID | flags_by_mnt(mnt->mnt_flags) | ((mnt->mnt_sb->s_flags & SB_RDONLY) ? ST_RDONLY : 0);
+	return ST_VALID | flags_by_mnt(mnt->mnt_flags) | flags_by_sb(mnt->mnt_sb->s_flags);
 }
 
 /* a file system without ->statfs: ENOSYS, as 6.1's */

@@ -10,6 +10,7 @@
 #include "libc.h"
 
 #define NR_stat 4
+#define NR_statfs 137
 #define NR_mkdir 83
 #define NR_rmdir 84
 #define NR_symlink 88
@@ -20,6 +21,7 @@
 #define MS_RDONLY 1
 #define MS_NOSUID 2
 #define MS_NOEXEC 8
+#define MS_NOSYMFOLLOW 256
 #define MS_REMOUNT 32
 #define MS_BIND 4096
 #define MS_MOVE 8192
@@ -355,6 +357,28 @@ int main(int argc, char **argv)
 	R("umount2(D/nonexistent)", umnt(at("/nonexistent"), 0));
 	R("umount2(D/a, 0x100)", umnt(at("/a"), 0x100));
 	unprivileged();
+
+	/* a recursive bind mount; a mount without symlinks; statfs's flags */
+	R("mount(t, D/a, tmpfs, MS_NOSYMFOLLOW)", mnt("t", at("/a"), "tmpfs", MS_NOSYMFOLLOW, NULL));
+	R("write D/a/f", put(at("/a/f"), "data"));
+	R("symlink D/a/l -> f", sc(NR_symlink, L("f"), L(at("/a/l")), 0, 0, 0));
+	show_file("D/a/l", at("/a/l"));
+	{
+		long st[15];
+
+		R("statfs(D/a)", sc(NR_statfs, L(at("/a")), L(st), 0, 0, 0));
+		printf("f_flags %lx\n", st[13]);
+	}
+	R("mkdir D/a/s", sc(NR_mkdir, L(at("/a/s")), 0755, 0, 0, 0));
+	R("mount(u, D/a/s, tmpfs, MS_RDONLY)", mnt("u", at("/a/s"), "tmpfs", MS_RDONLY, NULL));
+	R("mount(D/a, D/b, MS_BIND|MS_REC)", mnt(at("/a"), at("/b"), NULL, MS_BIND | MS_REC, NULL));
+	show_mounts("after the recursive bind");
+	R("write D/b/s/x (read-only there too)", put(at("/b/s/x"), "x"));
+	R("umount2(D/b) with a mount on it", umnt(at("/b"), 0));
+	R("umount2(D/b, MNT_DETACH)", umnt(at("/b"), MNT_DETACH));
+	R("umount2(D/a/s)", umnt(at("/a/s"), 0));
+	R("umount2(D/a)", umnt(at("/a"), 0));
+	show_mounts("after their umounts");
 
 	/* a proc instance, and its umount */
 	R("mount(proc, D/a, proc, MS_NOSUID|MS_NOEXEC)", mnt("proc", at("/a"), "proc", MS_NOSUID | MS_NOEXEC, NULL));
