@@ -12,9 +12,29 @@ static notrace int devtmpfs_fill_super(struct super_block *sb, void *data)
 	return shmem_fs_type.fill_super(sb, &mode);
 }
 
+/* the instance the kernel fills, mounted on /dev at boot (6.1's devtmpfs mnt) */
+static struct super_block *devtmpfs_sb;
+
+/* every mount of devtmpfs is of the one instance (6.1's public_dev_mount) */
+static noinline int public_dev_mount(struct fs_context *fc)
+{
+	int err;
+
+	if (devtmpfs_sb) {
+		__atomic_add_fetch(&devtmpfs_sb->s_active, 1, __ATOMIC_RELAXED);
+		fc->root = dget(devtmpfs_sb->s_root);
+		return 0;
+	}
+	err = get_tree_nodev(fc);
+	if (!err)
+		devtmpfs_sb = fc->root->d_sb;
+	return err;
+}
+
 static struct file_system_type dev_fs_type = {
 	.name = "devtmpfs",
 	.fill_super = devtmpfs_fill_super,
+	.get_tree = public_dev_mount,
 	.magic = 0x01021994,
 };
 

@@ -116,16 +116,10 @@ noinline struct fs_context *fs_context_for_reconfigure(struct dentry *dentry, un
 	return fc;
 }
 
-/* A new super block of fc's type (every type a guest mounts is a "nodev" one: get_tree_nodev),
- * active for fc until put_fs_context */
+/* The super block a mount of fc's type is of (fc->root), active for fc until put_fs_context */
 noinline int vfs_get_tree(struct fs_context *fc)
 {
-	struct super_block *sb = mount_nodev(fc->fs_type, fc->sb_flags, fc->fs_private);
-
-	if (IS_ERR(sb))
-		return PTR_ERR(sb);
-	fc->root = dget(sb->s_root);
-	return 0;
+	return fc->fs_type->get_tree ? fc->fs_type->get_tree(fc) : get_tree_nodev(fc);
 }
 
 noinline void put_fs_context(struct fs_context *fc)

@@ -49,6 +49,17 @@ noinline struct super_block *mount_nodev(struct file_system_type *fs_type, int f
 	return s;
 }
 
+/* A new super block for a mount (every type a guest mounts is a "nodev" one) */
+noinline int get_tree_nodev(struct fs_context *fc)
+{
+	struct super_block *sb = mount_nodev(fc->fs_type, fc->sb_flags, fc->fs_private);
+
+	if (IS_ERR(sb))
+		return PTR_ERR(sb);
+	fc->root = dget(sb->s_root);
+	return 0;
+}
+
 /* The last active user of s is gone (the last umount of its mounts) */
 noinline void deactivate_super(struct super_block *s)
 {

@@ -472,6 +472,7 @@ struct file_system_type {
 	 * none (6.1's fs_context_operations.parse_param; -ENOPARAM: not one of its own) */
 	int (*parse_param)(struct fs_context *fc, const char *key, const char *value);
 	int (*parse_monolithic)(struct fs_context *fc, void *data);	/* NULL: generic_parse_monolithic */
+	int (*get_tree)(struct fs_context *fc);	/* NULL: get_tree_nodev (a new super block a mount) */
 	struct file_system_type *next;
 	unsigned long magic;
 };
@@ -497,6 +498,7 @@ int parse_monolithic_mount_data(struct fs_context *fc, void *data);
 int generic_parse_monolithic(struct fs_context *fc, void *data);
 struct vfsmount *vfs_create_mount(struct fs_context *fc);
 int vfs_get_tree(struct fs_context *fc);
+int get_tree_nodev(struct fs_context *fc);
 void put_fs_context(struct fs_context *fc);
 
 /* data's options, "key[=value]" separated by commas, one at a time to vfs_parse_fs_string (the

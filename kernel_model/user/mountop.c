@@ -385,6 +385,10 @@ int main(int argc, char **argv)
 	printf("D/a/self/mounts there: %d\n", stat_field(at("/a/self/mounts"), 0) != (unsigned long)-1);
 	show_mounts("with proc");
 	R("umount2(D/a)", umnt(at("/a"), 0));
+	R("mount(devtmpfs, D/a, devtmpfs)", mnt("devtmpfs", at("/a"), "devtmpfs", 0, NULL));
+	printf("D/a/null is /dev's: %d\n", stat_field(at("/a/null"), 0) == stat_field("/dev/null", 0) &&
+	       stat_field(at("/a/null"), 1) == stat_field("/dev/null", 1));
+	R("umount2(D/a)", umnt(at("/a"), 0));
 	show_mounts("at the end");
 	return 0;
 }

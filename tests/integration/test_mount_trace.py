@@ -121,6 +121,9 @@ umount_ret: (__x64_sys_umount <- path_umount) ret=0
 sys_mount(dev_name: ADDR, dir_name: ADDR, type: ADDR, flags: a, data: 0)
 pmount: (path_mount) dev="proc" type="proc" flags=0xa
 umount_ret: (__x64_sys_umount <- path_umount) ret=0
+sys_mount(dev_name: ADDR, dir_name: ADDR, type: ADDR, flags: 0, data: 0)
+pmount: (path_mount) dev="devtmpfs" type="devtmpfs" flags=0x0
+umount_ret: (__x64_sys_umount <- path_umount) ret=0
 """
 
 

@@ -141,6 +141,9 @@ D/a/self/mounts there: 1
 mounts with proc:
   proc D/a proc rw,nosuid,noexec,relatime
 umount2(D/a) = 0
+mount(devtmpfs, D/a, devtmpfs) = 0
+D/a/null is /dev's: 1
+umount2(D/a) = 0
 mounts at the end:
 """
 
