@@ -553,8 +553,9 @@ static notrace char *mount_root_name(struct dentry *dentry, char *buf, int len)
 	return p;
 }
 
-/* /proc/mounts: "devname mountpoint type options 0 0", relative to the reader's root */
-notrace int show_mounts(struct seq_file *m, void *v)
+/* show(m, mount, its mount point's name, PATH_MAX / 2 bytes of scratch) for each mount under
+ * the reader's root, in mount order (the walk of 6.1's mounts_open_common files) */
+static notrace int show_each_mount(struct seq_file *m, void (*show)(struct seq_file *, struct mount *, const char *, char *))
 {
 	struct mount *mnt;
 	struct path root;
@@ -565,20 +566,10 @@ notrace int show_mounts(struct seq_file *m, void *v)
 	get_fs_root(current->fs, &root);
 	mutex_lock(&namespace_sem);
 	list_for_each_entry(mnt, &init_mnt_ns.list, mnt_list) {
-		char *name = mount_point_name(mnt, &root, buf, PATH_MAX);
-		struct super_block *sb = mnt->mnt.mnt_sb;
+		char *name = mount_point_name(mnt, &root, buf, PATH_MAX / 2);
 
-		if (!name)
-			continue;	/* not under the reader's root */
-		seq_escape_path(m, mnt->mnt_devname ? mnt->mnt_devname : "none");
-		seq_putc(m, ' ');
-		seq_escape_path(m, name);
-		seq_printf(m, " %s %s", sb->s_type->name, __mnt_is_readonly(&mnt->mnt) ? "ro" : "rw");
-		show_sb_opts(m, sb);
-		show_mnt_opts(m, &mnt->mnt);
-		if (sb->s_op && sb->s_op->show_options)
-			sb->s_op->show_options(m, mnt->mnt.mnt_root);
-		seq_puts(m, " 0 0\n");
+		if (name)	/* (else not under the reader's root) */
+			show(m, mnt, name, buf + PATH_MAX / 2);
 	}
 	mutex_unlock(&namespace_sem);
 	path_put(&root);
@@ -586,52 +577,63 @@ notrace int show_mounts(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* /proc/mounts: "devname mountpoint type options 0 0" */
+static notrace void show_vfsmnt(struct seq_file *m, struct mount *mnt, const char *name, char *scratch)
+{
+	struct super_block *sb = mnt->mnt.mnt_sb;
+
+	seq_escape_path(m, mnt->mnt_devname ? mnt->mnt_devname : "none");
+	seq_putc(m, ' ');
+	seq_escape_path(m, name);
+	seq_printf(m, " %s %s", sb->s_type->name, __mnt_is_readonly(&mnt->mnt) ? "ro" : "rw");
+	show_sb_opts(m, sb);
+	show_mnt_opts(m, &mnt->mnt);
+	if (sb->s_op && sb->s_op->show_options)
+		sb->s_op->show_options(m, mnt->mnt.mnt_root);
+	seq_puts(m, " 0 0\n");
+}
+
+notrace int show_mounts(struct seq_file *m, void *v)
+{
+	return show_each_mount(m, show_vfsmnt);
+}
+
 /*
  * /proc/PID/mountinfo: "id parent major:minor root mountpoint options [shared:N] [master:N]
- * [unbindable] - type source superoptions" (show_mountinfo; 6.1's propagate_from:N, for a
- * master the reader cannot see, is not shown).
+ * [unbindable] - type source superoptions" (6.1's propagate_from:N, for a master the reader
+ * cannot see, is not shown).
  */
+static notrace void show_mountinfo_one(struct seq_file *m, struct mount *r, const char *name, char *scratch)
+{
+	struct super_block *sb = r->mnt.mnt_sb;
+	char *in_sb = mount_root_name(r->mnt.mnt_root, scratch, PATH_MAX / 2);
+
+	if (!in_sb)
+		return;
+	seq_printf(m, "%d %d %u:%u ", r->mnt_id, r->mnt_parent->mnt_id, MAJOR(sb->s_dev), MINOR(sb->s_dev));
+	seq_escape_path(m, in_sb);
+	seq_putc(m, ' ');
+	seq_escape_path(m, name);
+	seq_puts(m, (r->mnt.mnt_flags & MNT_READONLY) ? " ro" : " rw");
+	show_mnt_opts(m, &r->mnt);
+	if (r->mnt.mnt_flags & MNT_SHARED)
+		seq_printf(m, " shared:%d", r->mnt_group_id);
+	if (r->mnt_master)
+		seq_printf(m, " master:%d", r->mnt_master->mnt_group_id);
+	if (r->mnt.mnt_flags & MNT_UNBINDABLE)
+		seq_puts(m, " unbindable");
+	seq_printf(m, " - %s ", sb->s_type->name);
+	seq_escape_path(m, r->mnt_devname ? r->mnt_devname : "none");
+	seq_puts(m, (sb->s_flags & SB_RDONLY) ? " ro" : " rw");
+	show_sb_opts(m, sb);
+	if (sb->s_op && sb->s_op->show_options)
+		sb->s_op->show_options(m, r->mnt.mnt_root);
+	seq_putc(m, '\n');
+}
+
 notrace int show_mountinfo(struct seq_file *m, void *v)
 {
-	struct mount *r;
-	struct path root;
-	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
-
-	if (!buf)
-		return -ENOMEM;
-	get_fs_root(current->fs, &root);
-	mutex_lock(&namespace_sem);
-	list_for_each_entry(r, &init_mnt_ns.list, mnt_list) {
-		struct super_block *sb = r->mnt.mnt_sb;
-		char *name = mount_point_name(r, &root, buf, PATH_MAX / 2);
-		char *in_sb = mount_root_name(r->mnt.mnt_root, buf + PATH_MAX / 2, PATH_MAX / 2);
-
-		if (!name || !in_sb)
-			continue;	/* not under the reader's root */
-		seq_printf(m, "%d %d %u:%u ", r->mnt_id, r->mnt_parent->mnt_id, MAJOR(sb->s_dev), MINOR(sb->s_dev));
-		seq_escape_path(m, in_sb);
-		seq_putc(m, ' ');
-		seq_escape_path(m, name);
-		seq_puts(m, (r->mnt.mnt_flags & MNT_READONLY) ? " ro" : " rw");
-		show_mnt_opts(m, &r->mnt);
-		if (r->mnt.mnt_flags & MNT_SHARED)
-			seq_printf(m, " shared:%d", r->mnt_group_id);
-		if (r->mnt_master)
-			seq_printf(m, " master:%d", r->mnt_master->mnt_group_id);
-		if (r->mnt.mnt_flags & MNT_UNBINDABLE)
-			seq_puts(m, " unbindable");
-		seq_printf(m, " - %s ", sb->s_type->name);
-		seq_escape_path(m, r->mnt_devname ? r->mnt_devname : "none");
-		seq_puts(m, (sb->s_flags & SB_RDONLY) ? " ro" : " rw");
-		show_sb_opts(m, sb);
-		if (sb->s_op && sb->s_op->show_options)
-			sb->s_op->show_options(m, r->mnt.mnt_root);
-		seq_putc(m, '\n');
-	}
-	mutex_unlock(&namespace_sem);
-	path_put(&root);
-	kfree(buf);
-	return 0;
+	return show_each_mount(m, show_mountinfo_one);
 }
 
 /* ---- umount ---- */

@@ -155,6 +155,20 @@ static void print_opts(const char *opts)
 	}
 }
 
+/* the line at *next (NUL-terminated in place; *next moves past it), NULL at the end */
+static char *next_line(char **next)
+{
+	char *line = *next;
+
+	if (!*line)
+		return NULL;
+	while (**next && **next != '\n')
+		(*next)++;
+	if (**next)
+		*(*next)++ = 0;
+	return line;
+}
+
 /* the lines of /proc/self/mounts on a mount point under DIR ("DIR" in them as "D") */
 static void show_mounts(const char *when)
 {
@@ -163,12 +177,7 @@ static void show_mounts(const char *when)
 
 	printf("mounts %s:\n", when);
 	slurp("/proc/self/mounts");
-	for (line = text; *line; line = next) {
-		next = line;
-		while (*next && *next != '\n')
-			next++;
-		if (*next)
-			*next++ = 0;
+	for (next = text; (line = next_line(&next));) {
 		if (fields(line, f, 6) < 4 || strncmp(f[1], dir, n) || f[1][n] != '/')
 			continue;
 		printf("  %s D%s %s ", f[0], f[1] + n, f[2]);
@@ -187,12 +196,7 @@ static void show_mountinfo(const char *when)
 
 	printf("mountinfo %s:\n", when);
 	slurp("/proc/self/mountinfo");
-	for (line = text; *line; line = next) {
-		next = line;
-		while (*next && *next != '\n')
-			next++;
-		if (*next)
-			*next++ = 0;
+	for (next = text; (line = next_line(&next));) {
 		nf = fields(line, f, 16);
 		if (nf < 10 || strncmp(f[4], dir, n) || f[4][n] != '/')
 			continue;
