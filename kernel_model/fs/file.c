@@ -644,6 +644,42 @@ noinline void set_fs_pwd(struct fs_struct *fs, const struct path *path)
 		path_put(&old);
 }
 
+static inline int replace_path(struct path *p, const struct path *old, const struct path *new)
+{
+	if (likely(p->dentry != old->dentry || p->mnt != old->mnt))
+		return 0;
+	*p = *new;
+	return 1;
+}
+
+/* Every task's root and cwd that were old_root become new_root (pivot_root) */
+noinline void chroot_fs_refs(const struct path *old_root, const struct path *new_root)
+{
+	struct task_struct *p;
+	unsigned long flags, irq;
+	int count = 0;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(p, &task_list, tasks) {
+		struct fs_struct *fs = p->fs;
+		int hits = 0;
+
+		if (!fs)
+			continue;
+		spin_lock_irqsave(&fs->lock, irq);
+		hits += replace_path(&fs->root, old_root, new_root);
+		hits += replace_path(&fs->pwd, old_root, new_root);
+		while (hits--) {
+			count++;
+			path_get(new_root);
+		}
+		spin_unlock_irqrestore(&fs->lock, irq);
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	while (count--)
+		path_put(old_root);
+}
+
 noinline struct fs_struct *copy_fs_struct(struct fs_struct *old)
 {
 	struct fs_struct *fs = kmem_cache_zalloc(fs_cachep, GFP_KERNEL);

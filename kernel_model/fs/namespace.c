@@ -8,7 +8,8 @@
  * for each mount on it, each path held on it (open files, cwds).
  * open_tree(2) gives an O_PATH file of a mount's object; not its OPEN_TREE_CLONE (a detached
  * copy of the tree: no anonymous mount namespaces here), EINVAL as for a flag it does not know.
- * The new mount API (fsopen, fsmount, move_mount, ...) and pivot_root are not here (ENOSYS).
+ * pivot_root swaps the caller's root mount for another.  The new mount API (fsopen, fsmount,
+ * move_mount, ...) is not here (ENOSYS).
  */
 #include "../include/fs.h"
 #include "../include/cred.h"
@@ -1281,6 +1282,89 @@ out_dev:
 	kfree(kernel_type);
 out_type:
 	return ret;
+}
+
+/*
+ * pivot_root(new_root, put_old): the caller's root mount goes on put_old (under new_root), and
+ * new_root's mount where the root mount was; every task whose root or cwd was the old root gets
+ * new_root instead (chroot_fs_refs).
+ */
+SYSCALL_DEFINE2(pivot_root, const char *, new_root, const char *, put_old)
+{
+	struct path new, old, root;
+	struct mount *new_mnt, *root_mnt, *old_mnt, *root_parent, *ex_parent;
+	struct dentry *new_mp, *root_mp;
+	unsigned long flags;
+	int error;
+
+	if (current->session)	/* (its root is the host's: see mount) */
+		return -ENOSYS;
+	if (!may_mount())
+		return -EPERM;
+	error = user_path_at_empty(AT_FDCWD, new_root, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &new, NULL);
+	if (error)
+		return error;
+	error = user_path_at_empty(AT_FDCWD, put_old, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &old, NULL);
+	if (error)
+		goto out1;
+	get_fs_root(current->fs, &root);
+	mutex_lock(&namespace_sem);
+	error = lock_mount(&old);
+	if (error)
+		goto out3;
+	error = -EINVAL;
+	new_mnt = real_mount(new.mnt);
+	root_mnt = real_mount(root.mnt);
+	old_mnt = real_mount(old.mnt);
+	ex_parent = new_mnt->mnt_parent;
+	root_parent = root_mnt->mnt_parent;
+	if ((old_mnt->mnt.mnt_flags & MNT_SHARED) || (ex_parent->mnt.mnt_flags & MNT_SHARED) ||
+	    (root_parent->mnt.mnt_flags & MNT_SHARED))
+		goto out3;
+	if (!check_mnt(root_mnt) || !check_mnt(new_mnt))
+		goto out3;
+	error = -ENOENT;
+	if (d_unlinked(new.dentry))
+		goto out3;
+	error = -EBUSY;
+	if (new_mnt == root_mnt || old_mnt == root_mnt)
+		goto out3;	/* loop, on the same file system */
+	error = -EINVAL;
+	if (root.mnt->mnt_root != root.dentry)
+		goto out3;	/* not a mountpoint */
+	if (!mnt_has_parent(root_mnt))
+		goto out3;	/* not attached */
+	if (new.mnt->mnt_root != new.dentry)
+		goto out3;	/* not a mountpoint */
+	if (!mnt_has_parent(new_mnt))
+		goto out3;	/* not attached */
+	/* make sure we can reach put_old from new_root */
+	if (!is_path_reachable(old_mnt, old.dentry, &new))
+		goto out3;
+	/* make certain new is below the root */
+	if (!is_path_reachable(new_mnt, new.dentry, &root))
+		goto out3;
+	spin_lock_irqsave(&mount_lock, flags);
+	new_mp = unhash_mnt(new_mnt);	/* (umount_mnt) */
+	root_mp = unhash_mnt(root_mnt);	/* we'll need its mountpoint */
+	/* mount old root on put_old */
+	attach_mnt(root_mnt, old_mnt, old.dentry);
+	/* mount new_root on / */
+	attach_mnt(new_mnt, root_parent, root_mp);
+	spin_unlock_irqrestore(&mount_lock, flags);
+	mntput(&ex_parent->mnt);	/* new_mnt's reference of where it was */
+	mntput(&root_parent->mnt);	/* root_mnt's (new_mnt took one of its own) */
+	dput(new_mp);
+	dput(root_mp);
+	chroot_fs_refs(&root, &new);
+	error = 0;
+out3:
+	mutex_unlock(&namespace_sem);
+	path_put(&root);
+	path_put(&old);
+out1:
+	path_put(&new);
+	return error;
 }
 
 SYSCALL_DEFINE3(open_tree, int, dfd, const char *, filename, unsigned, flags)

@@ -856,6 +856,7 @@ void mnt_propagation_clone(struct mount *mnt, struct mount *old);
 void change_mnt_propagation(struct mount *mnt, int type);
 int mnt_alloc_group_id(struct mount *mnt);
 void mnt_release_group_id(struct mount *mnt);
+void chroot_fs_refs(const struct path *old_root, const struct path *new_root);
 struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data);
 struct vfsmount *kern_mount(struct file_system_type *type);
 int do_add_mount_at(struct vfsmount *mnt, const struct path *where);

@@ -56,12 +56,6 @@ SYSCALL_DEFINE3(modify_ldt, int, func, void *, ptr, unsigned long, bytecount)
 	return sys_ni_syscall();
 }
 
-/* fs/namespace.c */
-SYSCALL_DEFINE2(pivot_root, const char *, new_root, const char *, put_old)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/time/time.c */
 SYSCALL_DEFINE1(adjtimex, struct __kernel_timex *, txc_p)
 {

@@ -14,7 +14,10 @@
 #define NR_mkdir 83
 #define NR_rmdir 84
 #define NR_symlink 88
+#define NR_chdir 80
 #define NR_setuid 105
+#define NR_pivot_root 155
+#define NR_chroot 161
 #define NR_mount 165
 #define NR_umount2 166
 
@@ -235,6 +238,27 @@ static void unprivileged(void)
 	wait4(pid, &status, 0, NULL);
 }
 
+/* in a child, chrooted into D (a bind mount of it): its root goes to r/old, r becomes "/" */
+static void pivot_child(void)
+{
+	int pid = fork(), status;
+
+	if (pid == 0) {
+		R("chdir D", sc(NR_chdir, L(dir), 0, 0, 0, 0));
+		R("chroot .", sc(NR_chroot, L("."), 0, 0, 0, 0));
+		R("pivot_root(r/old, r) (not a mount)", sc(NR_pivot_root, L("r/old"), L("r"), 0, 0, 0));
+		R("pivot_root(r, marker) (not a directory)", sc(NR_pivot_root, L("r"), L("marker"), 0, 0, 0));
+		R("pivot_root(r, r/old)", sc(NR_pivot_root, L("r"), L("r/old"), 0, 0, 0));
+		show_file("/old/marker", "/old/marker");
+		show_file("/marker", "/marker");
+		show_file("marker (the cwd moved too)", "marker");
+		R("umount2(/old, MNT_DETACH)", umnt("/old", MNT_DETACH));
+		R("umount2(/) (the root)", umnt("/", 0));
+		exit(0);
+	}
+	wait4(pid, &status, 0, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -393,6 +417,16 @@ int main(int argc, char **argv)
 	printf("D/a/null is /dev's: %d\n", stat_field(at("/a/null"), 0) == stat_field("/dev/null", 0) &&
 	       stat_field(at("/a/null"), 1) == stat_field("/dev/null", 1));
 	R("umount2(D/a)", umnt(at("/a"), 0));
+	/* pivot_root: a child chrooted into a bind mount of D swaps it for a tmpfs */
+	R("pivot_root(D, D) (the root attached nowhere)", sc(NR_pivot_root, L(dir), L(dir), 0, 0, 0));
+	R("mkdir D/r", sc(NR_mkdir, L(at("/r")), 0755, 0, 0, 0));
+	R("write D/marker", put(at("/marker"), "old root"));
+	R("mount(D, D, MS_BIND)", mnt(dir, dir, NULL, MS_BIND, NULL));
+	R("mount(r, D/r, tmpfs)", mnt("r", at("/r"), "tmpfs", 0, NULL));
+	R("mkdir D/r/old", sc(NR_mkdir, L(at("/r/old")), 0755, 0, 0, 0));
+	pivot_child();
+	show_mounts("after pivot_root");
+	R("umount2(D, MNT_DETACH)", umnt(dir, MNT_DETACH));
 	show_mounts("at the end");
 	return 0;
 }

@@ -124,6 +124,13 @@ umount_ret: (__x64_sys_umount <- path_umount) ret=0
 sys_mount(dev_name: ADDR, dir_name: ADDR, type: ADDR, flags: 0, data: 0)
 pmount: (path_mount) dev="devtmpfs" type="devtmpfs" flags=0x0
 umount_ret: (__x64_sys_umount <- path_umount) ret=0
+sys_mount(dev_name: ADDR, dir_name: ADDR, type: 0, flags: 1000, data: 0)
+pmount: (path_mount) dev="/tmp/mt" type=(fault) flags=0x1000
+sys_mount(dev_name: ADDR, dir_name: ADDR, type: ADDR, flags: 0, data: 0)
+pmount: (path_mount) dev="r" type="tmpfs" flags=0x0
+umount_ret: (__x64_sys_umount <- path_umount) ret=0
+umount_ret: (__x64_sys_umount <- path_umount) ret=0
+umount_ret: (__x64_sys_umount <- path_umount) ret=0
 """
 
 

@@ -144,6 +144,24 @@ umount2(D/a) = 0
 mount(devtmpfs, D/a, devtmpfs) = 0
 D/a/null is /dev's: 1
 umount2(D/a) = 0
+pivot_root(D, D) (the root attached nowhere) = -22
+mkdir D/r = 0
+write D/marker = 8
+mount(D, D, MS_BIND) = 0
+mount(r, D/r, tmpfs) = 0
+mkdir D/r/old = 0
+chdir D = 0
+chroot . = 0
+pivot_root(r/old, r) (not a mount) = -22
+pivot_root(r, marker) (not a directory) = -20
+pivot_root(r, r/old) = 0
+/old/marker: 'old root'
+/marker: -2
+marker (the cwd moved too): -2
+umount2(/old, MNT_DETACH) = 0
+umount2(/) (the root) = 0
+mounts after pivot_root:
+umount2(D, MNT_DETACH) = 0
 mounts at the end:
 """
 
