@@ -568,7 +568,10 @@ static const struct vm_operations_struct shmem_vm_ops = {
 };
 
 /* No new shared writable mapping of a file sealed against writes (seal_check_write), and a
- * read-only one may not become writable (mprotect: EACCES) */
+ * read-only one may not become writable (mprotect: EACCES).  A private mapping keeps the
+ * model's copies read from the file (kernel/mmap.c's filemap_fault, where a uprobe puts its
+ * breakpoints in a program's code: here never in the file's pages); 6.1 maps the file's pages
+ * until they are written. */
 static noinline int shmem_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct shmem_inode_info *info = SHMEM_I(file->f_inode);
@@ -579,7 +582,8 @@ static noinline int shmem_mmap(struct file *file, struct vm_area_struct *vma)
 		vma->vm_flags &= ~VM_MAYWRITE;
 	}
 	file_accessed(file);
-	vma->vm_ops = &shmem_vm_ops;
+	if (vma->vm_flags & VM_SHARED)
+		vma->vm_ops = &shmem_vm_ops;
 	return 0;
 }
 
