@@ -683,6 +683,9 @@ long kernel_clone(struct kernel_clone_args *args);
 void clone_set_child_tid(struct task_struct *p);
 void __noreturn do_exit(long code);
 #define WNOHANG 1
+#define __WNOTHREAD	0x20000000	/* wait for the caller's own children only, not its group's */
+#define __WALL		0x40000000	/* wait for every child, whatever its exit signal */
+#define __WCLONE	0x80000000	/* wait for "clone" children only (exit signal not SIGCHLD) */
 long do_wait(pid_t pid, struct pid *wo_pid, int *ustatus, int options);
 bool has_reapable_child(void);
 void __noreturn do_group_exit(int code);

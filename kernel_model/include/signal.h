@@ -111,6 +111,7 @@ _Static_assert(sizeof(struct kernel_siginfo) == 128, "siginfo as Linux's");
 #define SIGEV_THREAD_ID	4
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2
+#define BUS_ADRERR	2	/* SIGBUS: no page at the address (a file mapping past its end) */
 #define ERESTARTSYS		512
 #define ERESTARTNOINTR		513
 #define ERESTARTNOHAND		514

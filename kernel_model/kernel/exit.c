@@ -58,11 +58,38 @@ noinline void release_task(struct task_struct *p)
 	put_dead_task(p);
 }
 
-/* Children of an exiting task go to init, which reaps them. */
+/* With sched_lock held: a thread of tsk's group other than tsk that has not exited (a session
+ * task's group has no signal_struct counting its threads: its members are found by tgid) */
+static notrace bool group_has_live_thread(const struct task_struct *tsk)
+{
+	struct task_struct *t;
+
+	list_for_each_entry(t, &task_list, tasks)
+		if (t != tsk && t->tgid == tsk->tgid && !t->exit_state)
+			return true;
+	return false;
+}
+
+/* find_new_reaper(): a thread of the group that is not exiting (find_alive_thread()), else
+ * init, which reaps them */
+static notrace struct task_struct *find_new_reaper(struct task_struct *father)
+{
+	struct task_struct *t;
+
+	list_for_each_entry(t, &task_list, tasks)
+		if (t != father && t->tgid == father->tgid && !(t->flags & PF_EXITING))
+			return t;
+	return init_task_p;
+}
+
+/* Children of an exiting task go to another thread of its group, or to init. */
 static notrace noinline void forget_original_parent(struct task_struct *father)
 {
-	struct task_struct *p, *n, *reaper = init_task_p;
+	struct task_struct *p, *n, *reaper;
 
+	if (list_empty(&father->children))
+		return;
+	reaper = find_new_reaper(father);
 	list_for_each_entry_safe(p, n, &father->children, sibling) {
 		list_del_init(&p->sibling);
 		task_set_parent(p, reaper);
@@ -114,11 +141,32 @@ noinline void __noreturn do_task_dead(void)
 	panic("do_exit: dead task scheduled again");
 }
 
-/* A parent told a child of its is reapable: its wait4 looks again (6.1 wakes the sleepers of
- * the parent's wait_chldexit queue; the only one here is the parent itself, in do_wait) */
+/* The tasks asleep in wait4/waitid (6.1: each group's signal->wait_chldexit; one queue here,
+ * where each sleeper's wake function takes the wake-ups of its own group's children only, so
+ * a parent asleep in anything else is left asleep) */
+static struct wait_queue_head wait_chldexit = {
+	.lock = __SPIN_LOCK_UNLOCKED,
+	.head = LIST_HEAD_INIT(wait_chldexit.head),
+};
+
+/* child_wait_callback(): the key is the parent whose child changed */
+static noinline int child_wait_callback(struct wait_queue_entry *wait, unsigned int mode, int sync, void *key)
+{
+	const struct task_struct *waiter = wait->private, *parent = key;
+
+	if (waiter->tgid != parent->tgid)
+		return 0;
+	return default_wake_function(wait, mode, sync, key);
+}
+
+/* A parent told a child of its is reapable: the waits of its group look again (kthreadd
+ * reaps the programs it started in its own loop: it is woken itself) */
 static noinline void __wake_up_parent(struct task_struct *p, struct task_struct *parent)
 {
-	wake_up_process(parent);
+	if (parent == kthreadd_task)
+		wake_up_process(parent);
+	else
+		__wake_up_sync_key(&wait_chldexit, TASK_INTERRUPTIBLE, parent);
 }
 
 /* Whether the process (the thread group pid leads) has exited, every thread of it: a pidfd is
@@ -172,6 +220,8 @@ void __noreturn do_exit(long code)
 	perf_event_exit_task(tsk);
 	uprobe_free_utask(tsk);
 	spin_lock_irqsave(&sched_lock, flags);
+	if (!tsk->signal)	/* (a session task's group: its threads' ends are ordered by this lock) */
+		group_dead = !group_has_live_thread(tsk);
 	forget_original_parent(tsk);
 	parent = tsk->parent;
 	/*
@@ -237,9 +287,9 @@ SYSCALL_DEFINE1(exit_group, int, error_code)
 /* A zombie wait4 can reap now (maybe still switching away: put_dead_task()), unless a group
  * leader whose threads live on (delay_group_leader(): a leader that called pthread_exit, or
  * whose other thread execs). */
-static bool reapable(const struct task_struct *p)
+static __always_inline bool reapable(const struct task_struct *p)
 {
-	return p->exit_state == EXIT_ZOMBIE && (!p->signal || !p->signal->nr_threads);
+	return p->exit_state == EXIT_ZOMBIE && (p->signal ? !p->signal->nr_threads : !group_has_live_thread(p));
 }
 
 /* A child that wait4 can reap now (kthreadd sleeps until it has one: a zombie leader of live
@@ -260,7 +310,7 @@ notrace bool has_reapable_child(void)
 
 /* wait4's pid: one child (> 0: the task of wo_pid, the caller's find_get_pid()), any (-1),
  * those of our process group (0) or of group -pid (process groups are numbers here) */
-static inline bool wait_eligible(struct task_struct *p, pid_t pid, struct pid *wo_pid)
+static inline bool eligible_pid(struct task_struct *p, pid_t pid, struct pid *wo_pid)
 {
 	if (pid > 0)
 		return task_pid(p) == wo_pid;
@@ -268,6 +318,33 @@ static inline bool wait_eligible(struct task_struct *p, pid_t pid, struct pid *w
 		return p->pgrp == current->pgrp;
 	return pid == -1 || p->pgrp == -pid;
 }
+
+/* eligible_child(): ... and with __WALL any child, else a "clone" child (one whose exit signal
+ * is not SIGCHLD) with __WCLONE only, the others without it */
+static inline bool wait_eligible(struct task_struct *p, pid_t pid, struct pid *wo_pid, int options)
+{
+	return eligible_pid(p, pid, wo_pid) &&
+	       ((options & __WALL) || (p->exit_signal != SIGCHLD) == !!(options & __WCLONE));
+}
+
+/* do_wait()'s threads after t: the caller's own children first, then (without __WNOTHREAD)
+ * those of the other threads of its group, in the task list's order; NULL past the last */
+static notrace struct task_struct *next_wait_thread(struct task_struct *t, int options)
+{
+	struct list_head *pos = t == current ? task_list.next : t->tasks.next;
+
+	if (options & __WNOTHREAD)
+		return NULL;
+	for (; pos != &task_list; pos = pos->next) {
+		struct task_struct *n = list_entry(pos, struct task_struct, tasks);
+
+		if (n != current && n->tgid == current->tgid)
+			return n;
+	}
+	return NULL;
+}
+
+#define for_each_wait_thread(t, options) for (t = current; t; t = next_wait_thread(t, options))
 
 #define WNOWAIT		0x01000000	/* waitid: leave the child waitable */
 
@@ -277,7 +354,7 @@ static inline bool wait_eligible(struct task_struct *p, pid_t pid, struct pid *w
 static noinline long wait_consider_task(struct task_struct *p, pid_t pid, struct pid *wo_pid, int *status,
 					uid_t *uid, bool *any, int options)
 {
-	if (!wait_eligible(p, pid, wo_pid))
+	if (!wait_eligible(p, pid, wo_pid, options))
 		return 0;
 	*any = true;
 	if (!reapable(p))
@@ -315,14 +392,16 @@ static __always_inline bool session_wait_holds(struct task_struct *p, struct tas
 
 static __always_inline struct task_struct *session_wait_first(pid_t pid, struct pid *wo_pid, int options)
 {
-	struct task_struct *p, *first = NULL;
+	struct task_struct *t, *p, *first = NULL;
 
 	if (!current->session)
 		return NULL;
-	list_for_each_entry(p, &current->children, sibling)
-		if (wait_eligible(p, pid, wo_pid) && reapable(p) && !session_wait_holds(p, NULL, options) &&
-		    p->session_exit_seq && (!first || p->session_exit_seq < first->session_exit_seq))
-			first = p;
+	for_each_wait_thread(t, options)
+		list_for_each_entry(p, &t->children, sibling)
+			if (wait_eligible(p, pid, wo_pid, options) && reapable(p) &&
+			    !session_wait_holds(p, NULL, options) && p->session_exit_seq &&
+			    (!first || p->session_exit_seq < first->session_exit_seq))
+				first = p;
 	return first;
 }
 
@@ -331,23 +410,26 @@ static __always_inline struct task_struct *session_wait_first(pid_t pid, struct 
 static __always_inline long wait_consider_children(pid_t pid, struct pid *wo_pid, int *status, uid_t *uid,
 						   bool *any, int options)
 {
-	struct task_struct *p, *n, *first;
+	struct task_struct *t, *p, *first;
 	unsigned long flags;
 	long ret;
 
 	spin_lock_irqsave(&sched_lock, flags);
 	first = session_wait_first(pid, wo_pid, options);
-	list_for_each_entry_safe(p, n, &current->children, sibling) {
-		if (wait_eligible(p, pid, wo_pid) && reapable(p) && session_wait_holds(p, first, options)) {
-			*any = true;	/* (its turn comes later) */
-			continue;
-		}
-		ret = wait_consider_task(p, pid, wo_pid, status, uid, any, options);
-		if (ret) {
-			spin_unlock_irqrestore(&sched_lock, flags);
-			if (!(options & WNOWAIT))
-				release_task(p);
-			return ret;
+	for_each_wait_thread(t, options) {
+		list_for_each_entry(p, &t->children, sibling) {
+			if (wait_eligible(p, pid, wo_pid, options) && reapable(p) &&
+			    session_wait_holds(p, first, options)) {
+				*any = true;	/* (its turn comes later) */
+				continue;
+			}
+			ret = wait_consider_task(p, pid, wo_pid, status, uid, any, options);
+			if (ret) {
+				spin_unlock_irqrestore(&sched_lock, flags);
+				if (!(options & WNOWAIT))
+					release_task(p);
+				return ret;
+			}
 		}
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -365,32 +447,32 @@ static __always_inline long wait_consider_children(pid_t pid, struct pid *wo_pid
  * before.  Returns 1 when the wait is over, 0 when it goes on, -1 when it goes on only for a
  * busy child (which wakes no one when it falls asleep: look again soon).
  */
-static notrace noinline int session_wait_is_over(pid_t pid, struct pid *wo_pid)
+static notrace noinline int session_wait_is_over(pid_t pid, struct pid *wo_pid, int options)
 {
-	struct task_struct *p;
+	struct task_struct *t, *p;
 	unsigned long flags;
 	bool busy = false;
 
 	if (!session_host_moved_on(current))
 		return 0;
 	spin_lock_irqsave(&sched_lock, flags);
-	list_for_each_entry(p, &current->children, sibling) {
-		struct session_task *st = p->session;
+	for_each_wait_thread(t, options)
+		list_for_each_entry(p, &t->children, sibling) {
+			struct session_task *st = p->session;
 
-		if (!wait_eligible(p, pid, wo_pid))
-			continue;
-		if (st && (!list_empty(&st->queue) || (st->entered && READ_ONCE(p->__state) == TASK_RUNNING)))
-			busy = true;
-	}
+			if (!wait_eligible(p, pid, wo_pid, options))
+				continue;
+			if (st && (!list_empty(&st->queue) || (st->entered && READ_ONCE(p->__state) == TASK_RUNNING)))
+				busy = true;
+		}
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return busy ? -1 : 1;
 }
 
-/* The wait of wait4 and waitid: the child's pid and its wait status in *status (inlined into
- * do_wait and kernel_waitid). */
-static __always_inline long do_wait_status(pid_t pid, struct pid *wo_pid, int *status, uid_t *uid, int options)
+/* do_wait()'s loop: a child taken, or none to wait for, or a signal (the caller is on
+ * wait_chldexit, where a child's end wakes it) */
+static __always_inline long do_wait_loop(pid_t pid, struct pid *wo_pid, int *status, uid_t *uid, int options)
 {
-	trace_sched_process_wait(pid > 0 ? pid_nr(wo_pid) : pid < -1 ? -pid : 0);	/* pid_nr(wo_pid) */
 	for (;;) {
 		bool any = false;
 		long ret;
@@ -407,7 +489,7 @@ static __always_inline long do_wait_status(pid_t pid, struct pid *wo_pid, int *s
 			return -ERESTARTSYS;
 		}
 		if (!ret && any && !(options & WNOHANG)) {
-			int over = session_wait_is_over(pid, wo_pid);
+			int over = session_wait_is_over(pid, wo_pid, options);
 
 			if (over > 0) {
 				set_current_state(TASK_RUNNING);
@@ -424,6 +506,21 @@ static __always_inline long do_wait_status(pid_t pid, struct pid *wo_pid, int *s
 		}
 		schedule();
 	}
+}
+
+/* The wait of wait4 and waitid: the child's pid and its wait status in *status (inlined into
+ * do_wait and kernel_waitid). */
+static __always_inline long do_wait_status(pid_t pid, struct pid *wo_pid, int *status, uid_t *uid, int options)
+{
+	struct wait_queue_entry wait = { .private = current, .func = child_wait_callback };
+	long ret;
+
+	trace_sched_process_wait(pid > 0 ? pid_nr(wo_pid) : pid < -1 ? -pid : 0);	/* pid_nr(wo_pid) */
+	INIT_LIST_HEAD(&wait.entry);
+	add_wait_queue(&wait_chldexit, &wait);
+	ret = do_wait_loop(pid, wo_pid, status, uid, options);
+	remove_wait_queue(&wait_chldexit, &wait);
+	return ret;
 }
 
 long do_wait(pid_t pid, struct pid *wo_pid, int *ustatus, int options)
@@ -445,9 +542,6 @@ long do_wait(pid_t pid, struct pid *wo_pid, int *ustatus, int options)
 #define WSTOPPED	0x00000002
 #define WEXITED		0x00000004
 #define WCONTINUED	0x00000008
-#define __WNOTHREAD	0x20000000
-#define __WALL		0x40000000
-#define __WCLONE	0x80000000
 #define CLD_EXITED	1
 #define CLD_KILLED	2
 #define CLD_DUMPED	3

@@ -543,10 +543,18 @@ notrace struct task_struct *session_copy_process(struct task_struct *parent, pid
 	p->thread_pid = thread_pid;
 	p->pid = pid;
 	p->tgid = tgid ? tgid : pid;
-	if (p->tgid == pid)	/* a process: its end is its parent's SIGCHLD, as its host clone's */
-		p->exit_signal = SIGCHLD;
-	task_set_parent(p, parent);
-	list_add_tail(&p->sibling, &parent->children);
+	if (p->tgid != pid && parent->tgid == p->tgid && parent->group_leader) {
+		/* a thread, shaped as copy_process's: of its creator's group, its parent's child */
+		p->group_leader = parent->group_leader;
+		p->exit_signal = -1;
+		task_set_parent(p, parent->parent);
+	} else {	/* a process: its end is its parent's SIGCHLD, as its host clone's (a
+			 * thread whose creator the session never saw: none) */
+		p->group_leader = p;
+		p->exit_signal = p->tgid == pid ? SIGCHLD : 0;
+		task_set_parent(p, parent);
+		list_add_tail(&p->sibling, &parent->children);
+	}
 	attach_pid(p, PIDTYPE_PID);
 	list_add_tail(&p->tasks, &task_list);
 	spin_unlock_irqrestore(&sched_lock, flags);

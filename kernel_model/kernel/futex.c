@@ -1,7 +1,8 @@
 /*
  * Fast user-space locks (kernel/futex/): a task waits on a 32-bit word while it holds the
  * value it expects, and is woken by another's FUTEX_WAKE on the same word.  A private
- * futex is known by its address space and address, a shared one by the page it is on
+ * futex is known by its address space and address, a shared one on memory processes share by
+ * the page it is on, one on a process's own memory by its address space and address again
  * (get_futex_key).  WAIT, WAKE and their _BITSET forms (what glibc's and musl's mutexes,
  * condition variables and pthread_join use), and futex_waitv(2); the requeue and PI operations
  * are ENOSYS.
@@ -138,9 +139,12 @@ static noinline struct hrtimer_sleeper *futex_setup_timer(ktime_t *time, struct 
 	return timeout;
 }
 
+#define FUT_OFF_MMSHARED	1	/* (a bit the word's alignment leaves free) */
+
 static noinline int get_futex_key(u32 *uaddr, unsigned int flags, union futex_key *key)
 {
 	u64 address = (u64)uaddr;
+	struct vm_area_struct *vma;
 	u32 val;
 
 	if (address & 3)
@@ -149,6 +153,14 @@ static noinline int get_futex_key(u32 *uaddr, unsigned int flags, union futex_ke
 		return -EFAULT;	/* (and now the page is there) */
 	if (!(flags & FLAGS_SHARED)) {
 		key->both.word = address;
+		key->both.ptr = current->mm;
+		return 0;
+	}
+	vma = find_vma(current->mm, address);
+	if (vma && vma->vm_start <= address && !(vma->vm_flags & VM_SHARED)) {
+		/* an anonymous page (6.1's PageAnon: FUT_OFF_MMSHARED): the address space's, whose
+		 * page a fork's copy-on-write may replace between a wait and its wake */
+		key->both.word = address | FUT_OFF_MMSHARED;
 		key->both.ptr = current->mm;
 		return 0;
 	}
@@ -234,21 +246,29 @@ noinline int futex_wait(u32 *uaddr, unsigned int flags, u32 val, ktime_t *abs_ti
 
 	if (!bitset)
 		return -EINVAL;
-	INIT_LIST_HEAD(&q.list);
 	/* (the model's clocks start at boot: a CLOCK_REALTIME time is on the monotonic clock) */
 	to = futex_setup_timer(abs_time, &timeout, flags & ~FLAGS_CLOCKRT, current->timer_slack_ns);
+retry:
+	INIT_LIST_HEAD(&q.list);
 	ret = futex_wait_setup(uaddr, val, flags, &q, &hb);
 	if (ret)
-		return ret;
+		goto out;
 	futex_wait_queue(hb, &q, to);
+	futex_unqueue(&q);	/* not woken: a timeout, a signal, or a wake-up for something else */
+	ret = 0;
+	if (READ_ONCE(q.woken))
+		goto out;
+	ret = -ETIMEDOUT;
+	if (to && !to->task)
+		goto out;
+	/* a spurious wake-up (a parent woken by a child's end, say) waits again, as 6.1's */
+	if (!signal_pending(current) && !session_host_moved_on(current))
+		goto retry;
+	ret = -ERESTARTSYS;
+out:
 	if (to)
 		hrtimer_cancel(&to->timer);
-	futex_unqueue(&q);	/* not woken: a timeout or a signal */
-	if (READ_ONCE(q.woken))
-		return 0;
-	if (to && !to->task)
-		return -ETIMEDOUT;
-	return -ERESTARTSYS;
+	return ret;
 }
 
 noinline long do_futex(u32 *uaddr, int op, u32 val, ktime_t *timeout, u32 *uaddr2, u32 val2, u32 val3)

@@ -140,7 +140,7 @@ int kthreadd(void *unused)
 		}
 		set_current_state(TASK_RUNNING);
 		/* the programs it started that exited */
-		while (do_wait(-1, NULL, NULL, WNOHANG) > 0)
+		while (do_wait(-1, NULL, NULL, WNOHANG | __WALL) > 0)
 			;
 		session_create_roots();
 		while (hr->tail != READ_ONCE(hr->head)) {

@@ -261,8 +261,10 @@ def test_perf_stat_counts_in_the_emulated_kernel():
 @pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
 def test_perf_counts_an_emulated_programs_page_faults():
     """A program of the emulated kernel faults its pages in (do_user_addr_fault counts each in
-    page-faults, and each it resolves in minor-faults; none waits for I/O: no major-faults)."""
-    result = run("perf stat -a -x, -e page-faults,minor-faults,major-faults -- "
+    page-faults, and each it resolves in minor-faults; none waits for I/O: no major-faults).  One
+    group, so the three count over the same moments (apart, a fault of another task between one
+    counter's disabling and the next's was seen by one alone)."""
+    result = run("perf stat -a -x, -e '{page-faults,minor-faults,major-faults}' -- "
                  "tracefs-sim exec fsop mm /tmp/fsop-mm > /dev/null")
     assert result.returncode == 0, result.stderr
     rows = {line.split(",")[2]: int(line.split(",")[0]) for line in result.stderr.splitlines() if line.count(",") > 3}

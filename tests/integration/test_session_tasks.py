@@ -100,6 +100,30 @@ def test_a_fork_while_an_earlier_child_is_a_zombie_makes_the_new_child():
     assert children == [a, b], out
 
 
+def test_a_thread_is_no_child_and_its_children_are_waited_for_by_the_process():
+    # a session thread is shaped as copy_process makes one (exit signal -1, its group's leader,
+    # its creator's parent): it is reaped at its end, never a child of the thread that made it;
+    # the process's wait4 takes the children of its every thread (do_wait's while_each_thread):
+    # the kernel's wait of the replay reaps what the host's did
+    program = ("import os, threading\n"
+               "made = []\n"
+               "def fork():\n"
+               "    made.append(os.fork())\n"
+               "    if made[0] == 0: os._exit(3)\n"
+               "    made.append(threading.get_native_id())\n"
+               "t = threading.Thread(target=fork); t.start(); t.join()\n"
+               "pid, status = os.waitpid(-1, 0)\n"
+               "print(pid == made[0], os.WEXITSTATUS(status), made[0], made[1])\n")
+    out = run(f"echo 'r:kw kernel_wait4 ret=$retval' >> {T}/kprobe_events; "
+              f"echo 'comm == \"python3\"' > {T}/events/kprobes/kw/filter; echo 1 > {T}/events/kprobes/kw/enable; "
+              f"echo '== out'; python3 -c '{program}'; echo '== trace'; grep -v '^#' {T}/trace")
+    same, status, child, thread = section(out, "out")[0].split()
+    assert (same, status) == ("True", "3"), out
+    waits = [int(re.search(r"ret=(0x[0-9a-f]+)", rest).group(1), 16)
+             for comm, _, _, event, rest in events(section(out, "trace")) if event == "kw"]
+    assert waits == [int(child)], out
+
+
 def test_a_sleep_on_the_host_sleeps_in_the_kernel():
     out = run(f"echo 1 > {T}/events/sched/sched_switch/enable; sleep 0.4; echo 0 > {T}/events/sched/sched_switch/enable;"
               f"echo '== trace'; grep -v '^#' {T}/trace")

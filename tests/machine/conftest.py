@@ -28,6 +28,16 @@ def run_program():
 
 
 @pytest.fixture
+def program_lines(run_program):
+    """program_lines(machine, argv) -> the lines a guest program printed; it must exit 0."""
+    def lines(machine, argv, timeout=120.0):
+        status, out = run_program(machine, argv, timeout=timeout)
+        assert status == 0, out
+        return out.decode().splitlines()
+    return lines
+
+
+@pytest.fixture
 def cpu_thread_calls():
     """cpu_thread_calls(machine) -> a one-item list counting the Python function calls made on
     the machine's CPU thread from now on (a profile hook set on that thread)."""

@@ -4,17 +4,11 @@ saw; the expected lines are what the same binary printed on the reference Linux 
 (real-tracefs)."""
 
 
-def run(run_program, machine, case):
-    status, out = run_program(machine, ["ipctest", case], timeout=120.0)
-    assert status == 0, out
-    return out.decode().splitlines()
-
-
-def test_msg_calls_their_errors_and_permissions_as_6_1(machine, run_program):
+def test_msg_calls_their_errors_and_permissions_as_6_1(machine, program_lines):
     # ids: a key's queue, IPC_PRIVATE's new ones, a removed queue's id not given again;
     # receive by type (0, > 0, < 0, MSG_EXCEPT, MSG_COPY), E2BIG and MSG_NOERROR; IPC_STAT,
     # IPC_INFO, MSG_INFO, MSG_STAT; another user's EACCES and EPERM; IPC_SET, IPC_RMID
-    assert run(run_program, machine, "msg") == [
+    assert program_lines(machine, ["ipctest", "msg"]) == [
         'msgget of a key not in use: ENOENT',
         'msgget IPC_CREAT: ok',
         'msgget IPC_CREAT|IPC_EXCL again: EEXIST',
@@ -76,8 +70,8 @@ def test_msg_calls_their_errors_and_permissions_as_6_1(machine, run_program):
     ]
 
 
-def test_msg_sleepers_are_woken_by_the_other_side_by_rmid_and_by_signals(machine, run_program):
-    assert run(run_program, machine, "msgblock") == [
+def test_msg_sleepers_are_woken_by_the_other_side_by_rmid_and_by_signals(machine, program_lines):
+    assert program_lines(machine, ["ipctest", "msgblock"]) == [
         'child asleep: 1',
         'child: msgrcv woken by a send: type=2 text=for the child',
         'msgsnd type 1: ok',
@@ -98,11 +92,11 @@ def test_msg_sleepers_are_woken_by_the_other_side_by_rmid_and_by_signals(machine
     ]
 
 
-def test_sem_calls_their_errors_undo_and_permissions_as_6_1(machine, run_program):
+def test_sem_calls_their_errors_undo_and_permissions_as_6_1(machine, program_lines):
     # semget's checks; semop's all-or-nothing operations (IPC_NOWAIT, SEMVMX, the same semaphore
     # twice), semtimedop's timeout; semctl's commands; SEM_UNDO applied at a child's exit and at
     # unshare(CLONE_SYSVSEM), SETVAL clearing it; another user's EACCES and EPERM
-    assert run(run_program, machine, "sem") == [
+    assert program_lines(machine, ["ipctest", "sem"]) == [
         'semget of a key not in use: ENOENT',
         'semget of 0 semaphores: EINVAL',
         'semget of -1 semaphores: EINVAL',
@@ -179,8 +173,8 @@ def test_sem_calls_their_errors_undo_and_permissions_as_6_1(machine, run_program
     ]
 
 
-def test_sem_sleepers_are_woken_by_semop_setval_rmid_and_signals(machine, run_program):
-    assert run(run_program, machine, "semblock") == [
+def test_sem_sleepers_are_woken_by_semop_setval_rmid_and_signals(machine, program_lines):
+    assert program_lines(machine, ["ipctest", "semblock"]) == [
         'child asleep: 1',
         'child: semop 0:-2 woken by semops: ok',
         'GETNCNT: 1',
@@ -201,9 +195,9 @@ def test_sem_sleepers_are_woken_by_semop_setval_rmid_and_signals(machine, run_pr
     ]
 
 
-def test_proc_sysvipc_lists_the_queues_and_arrays_in_6_1s_format(machine, run_program):
+def test_proc_sysvipc_lists_the_queues_and_arrays_in_6_1s_format(machine, program_lines):
     # (the line widths too: 6.1's fixed columns)
-    assert run(run_program, machine, "proc") == [
+    assert program_lines(machine, ["ipctest", "proc"]) == [
         '       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime',
         'msg: key=30583 ours=1 mode=640 cbytes=12 qnum=1 lspid ours=1 lrpid=0 ids=0 0 0 0 stime>0=1 rtime=0 ctime>0=1 width=120',
         '       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime',

@@ -10,14 +10,8 @@ def machine(make_machine):
     return make_machine(cpus=2, workload="none")
 
 
-def run(run_program, machine, case):
-    status, out = run_program(machine, ["polltest", case])
-    assert status == 0, out
-    return out.decode().splitlines()
-
-
-def test_poll_on_a_pipe_times_out_then_is_readable_then_hung_up(machine, run_program):
-    assert run(run_program, machine, "pipe") == [
+def test_poll_on_a_pipe_times_out_then_is_readable_then_hung_up(machine, program_lines):
+    assert program_lines(machine, ["polltest", "pipe"]) == [
         "empty: ret=0 revents=0 waited>=100ms=1",
         "written: ret=1 revents=IN waited<5s=1",
         "read 2",
@@ -26,8 +20,8 @@ def test_poll_on_a_pipe_times_out_then_is_readable_then_hung_up(machine, run_pro
     ]
 
 
-def test_select_and_pselect6_on_a_pipe(machine, run_program):
-    assert run(run_program, machine, "select") == [
+def test_select_and_pselect6_on_a_pipe(machine, program_lines):
+    assert program_lines(machine, ["polltest", "select"]) == [
         "timeout: ret=0 isset=0 left=0.000000",
         "ready: ret=2 read=1 write=1 left>4s=1",
         "no timeout: ret=1 read=1",
@@ -38,8 +32,8 @@ def test_select_and_pselect6_on_a_pipe(machine, run_program):
     ]
 
 
-def test_ppoll_and_pselect6_wait_with_the_callers_signal_mask(machine, run_program):
-    assert run(run_program, machine, "ppoll") == [
+def test_ppoll_and_pselect6_wait_with_the_callers_signal_mask(machine, program_lines):
+    assert program_lines(machine, ["polltest", "ppoll"]) == [
         "blocked: ret=0 handler=0",
         "unblocked: ret=-1 errno=Interrupted system call handler=1",
         "mask after: SIGUSR1 blocked=1",
@@ -47,8 +41,8 @@ def test_ppoll_and_pselect6_wait_with_the_callers_signal_mask(machine, run_progr
     ]
 
 
-def test_eventfd_counts_and_polls(machine, run_program):
-    assert run(run_program, machine, "eventfd") == [
+def test_eventfd_counts_and_polls(machine, program_lines):
+    assert program_lines(machine, ["polltest", "eventfd"]) == [
         "empty read: ret=-1 errno=Resource temporarily unavailable",
         "empty poll: ret=1 revents=OUT",
         "after write: ret=1 revents=IN|OUT",
@@ -63,8 +57,8 @@ def test_eventfd_counts_and_polls(machine, run_program):
     ]
 
 
-def test_poll_errors(machine, run_program):
-    assert run(run_program, machine, "errors") == [
+def test_poll_errors(machine, program_lines):
+    assert program_lines(machine, ["polltest", "errors"]) == [
         "nfds>RLIMIT_NOFILE: ret=-1 errno=Invalid argument",
         "bad pointer: ret=-1 errno=Bad address",
         "closed and negative fds: ret=1 revents=NVAL,0",
@@ -73,9 +67,9 @@ def test_poll_errors(machine, run_program):
     ]
 
 
-def test_poll_on_sockets(machine, run_program):
+def test_poll_on_sockets(machine, program_lines):
     # the unix lines are the reference 6.1's; its VM has no loopback up for the TCP half
-    assert run(run_program, machine, "socket") == [
+    assert program_lines(machine, ["polltest", "socket"]) == [
         "unix idle: ret=1 revents=OUT",
         "unix data: ret=1 revents=IN|OUT",
         "unix peer closed: ret=1 revents=IN|HUP",
@@ -88,8 +82,8 @@ def test_poll_on_sockets(machine, run_program):
     ]
 
 
-def test_getrusage(machine, run_program):
-    assert run(run_program, machine, "getrusage") == [
+def test_getrusage(machine, program_lines):
+    assert program_lines(machine, ["polltest", "getrusage"]) == [
         "self: ret=0 minflt>0=1 nvcsw>0=1",
         "children: ret=0 minflt>0=1 nvcsw>0=1",
         "thread: ret=0 nvcsw>0=1",
@@ -97,8 +91,8 @@ def test_getrusage(machine, run_program):
     ]
 
 
-def test_epoll_on_pipes_an_eventfd_and_another_epoll(machine, run_program):
-    assert run(run_program, machine, "epoll") == [
+def test_epoll_on_pipes_an_eventfd_and_another_epoll(machine, program_lines):
+    assert program_lines(machine, ["polltest", "epoll"]) == [
         "add: ret=0",
         "empty, 50ms: ret=0",
         "written: ret=1 events=IN data=42",
@@ -127,8 +121,8 @@ def test_epoll_on_pipes_an_eventfd_and_another_epoll(machine, run_program):
     ]
 
 
-def test_utimensat_futimens_utimes_futimesat_utime_on_tmpfs(machine, run_program):
-    assert run(run_program, machine, "utimes") == [
+def test_utimensat_futimens_utimes_futimesat_utime_on_tmpfs(machine, program_lines):
+    assert program_lines(machine, ["polltest", "utimes"]) == [
         "utimensat: ret=0 atime=1000.000000500 mtime=2000.000000600",
         "atime omitted: ret=0 atime=1000.000000500 mtime=2500.000000600",
         "both omitted, no such path: ret=0 atime=1000.000000500 mtime=2500.000000600",
@@ -145,8 +139,8 @@ def test_utimensat_futimens_utimes_futimesat_utime_on_tmpfs(machine, run_program
     ]
 
 
-def test_a_signal_handler_interrupts_poll_select_and_epoll_wait(machine, run_program):
-    assert run(run_program, machine, "signal") == [
+def test_a_signal_handler_interrupts_poll_select_and_epoll_wait(machine, program_lines):
+    assert program_lines(machine, ["polltest", "signal"]) == [
         "poll: ret=-1 errno=Interrupted system call handler=1",
         "select: ret=-1 errno=Interrupted system call handler=2 left 4..5s=1",
         "epoll_wait: ret=-1 errno=Interrupted system call handler=3",

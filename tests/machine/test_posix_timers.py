@@ -5,15 +5,9 @@ emulated kernel (kernel/posix_timers.c, kernel/signal.c): a static glibc program
 are what the same binary printed on the reference Linux 6.1 (real-tracefs)."""
 
 
-def run(run_program, machine, case):
-    status, out = run_program(machine, ["timertest", case], timeout=120.0)
-    assert status == 0, out
-    return out.decode().splitlines()
-
-
-def test_bad_input_gets_6_1s_errnos_and_ids_count_up(machine, run_program):
+def test_bad_input_gets_6_1s_errnos_and_ids_count_up(machine, program_lines):
     # the creations that fail after the id is taken use one each, as 6.1's (first id 5)
-    assert run(run_program, machine, "errors") == [
+    assert program_lines(machine, ["timertest", "errors"]) == [
         "unknown clock: EINVAL",
         "CLOCK_MONOTONIC_RAW: EOPNOTSUPP",
         "sigev_notify 7: EINVAL",
@@ -34,8 +28,8 @@ def test_bad_input_gets_6_1s_errnos_and_ids_count_up(machine, run_program):
     ]
 
 
-def test_a_one_shot_timers_signal_reaches_an_sa_siginfo_handler(machine, run_program):
-    assert run(run_program, machine, "handler") == [
+def test_a_one_shot_timers_signal_reaches_an_sa_siginfo_handler(machine, program_lines):
+    assert program_lines(machine, ["timertest", "handler"]) == [
         "armed: value<=20ms=1 value>0=1 interval=0",
         "handler: sig=SIGRTMIN+1 code=SI_TIMER value=0x1234 timerid=1 overrun=0",
         "expired: value=0.000000000",
@@ -43,8 +37,8 @@ def test_a_one_shot_timers_signal_reaches_an_sa_siginfo_handler(machine, run_pro
     ]
 
 
-def test_an_interval_timer_whose_signal_waits_counts_overruns(machine, run_program):
-    assert run(run_program, machine, "overrun") == [
+def test_an_interval_timer_whose_signal_waits_counts_overruns(machine, program_lines):
+    assert program_lines(machine, ["timertest", "overrun"]) == [
         "taken: sig=1 code=SI_TIMER overrun>=5=1 value=0",
         "getoverrun == si_overrun: 1",
         "next: sig=1 overrun<=2=1",
@@ -56,16 +50,16 @@ def test_an_interval_timer_whose_signal_waits_counts_overruns(machine, run_progr
     ]
 
 
-def test_sigev_none_never_signals_and_tells_the_time_left(machine, run_program):
-    assert run(run_program, machine, "none") == [
+def test_sigev_none_never_signals_and_tells_the_time_left(machine, program_lines):
+    assert program_lines(machine, ["timertest", "none"]) == [
         "armed: value<=50ms=1 value>0=1",
         "after 80ms: value=0.000000000",
         "interval, later: value<=20ms=1 value>0=1 getoverrun=0",
     ]
 
 
-def test_thread_id_realtime_absolute_and_default_sigevent_then_exit_with_timers_armed(machine, run_program):
-    assert run(run_program, machine, "kinds") == [
+def test_thread_id_realtime_absolute_and_default_sigevent_then_exit_with_timers_armed(machine, program_lines):
+    assert program_lines(machine, ["timertest", "kinds"]) == [
         "thread id: ok",
         "taken: 1 code=SI_TIMER",
         "no sigevent: ok",
@@ -79,8 +73,8 @@ def test_thread_id_realtime_absolute_and_default_sigevent_then_exit_with_timers_
     ]
 
 
-def test_queued_signals_keep_their_order_and_values(machine, run_program):
-    assert run(run_program, machine, "queue") == [
+def test_queued_signals_keep_their_order_and_values(machine, program_lines):
+    assert program_lines(machine, ["timertest", "queue"]) == [
         "rt 0: sig=1 code=SI_QUEUE value=10 pid=1",
         "rt 1: sig=1 code=SI_QUEUE value=20 pid=1",
         "rt 2: sig=1 code=SI_QUEUE value=30 pid=1",
@@ -105,8 +99,8 @@ def test_queued_signals_keep_their_order_and_values(machine, run_program):
     ]
 
 
-def test_real_time_signals_queue_up_to_rlimit_sigpending(machine, run_program):
-    assert run(run_program, machine, "rlimit") == [
+def test_real_time_signals_queue_up_to_rlimit_sigpending(machine, program_lines):
+    assert program_lines(machine, ["timertest", "rlimit"]) == [
         "queued until: EAGAIN near limit=1",
         "kill over the limit: ok",
         "after flush: ok",
@@ -114,8 +108,8 @@ def test_real_time_signals_queue_up_to_rlimit_sigpending(machine, run_program):
     ]
 
 
-def test_exec_deletes_the_timers_and_their_queued_signals(machine, run_program):
-    assert run(run_program, machine, "exec") == [
+def test_exec_deletes_the_timers_and_their_queued_signals(machine, program_lines):
+    assert program_lines(machine, ["timertest", "exec"]) == [
         "after exec: timer EINVAL",
         "timer's signal pending=0, queued signal pending=1",
         "queued signal: 1 value=5",

@@ -443,6 +443,28 @@ def test_a_thread_that_execs_takes_the_process_over(machine, run_program):
         assert status == 0 and re.fullmatch(rb"exec'd from a thread, pid \d+\n", out), out
 
 
+# what the same program printed on the reference 6.1 (real-tracefs, 6 runs each of glibc and musl)
+THREADWAIT_61 = """\
+a live thread's child, __WNOTHREAD: {echild}
+a live thread's child: the child, status 3
+an exited thread's child, __WNOTHREAD: the child, status 4
+a clone child: {echild}
+a clone child, __WCLONE: the child, status 5
+a forked child, __WCLONE: {echild}
+a forked child, __WALL: the child, status 6
+"""
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_wait_takes_the_children_of_every_thread_and_clone_children_by_flag(machine, run_program, prog):
+    """do_wait over the group's threads (__WNOTHREAD: the caller's own), a thread's children to a
+    live thread at its exit, __WCLONE/__WALL as eligible_child(); and the join of a thread that
+    forked (its tid word's page copied on write between the join's wait and the exit's wake: a
+    shared futex on private memory is keyed by address space and address, as 6.1's)"""
+    echild = "No child process" if prog.endswith("musl") else "No child processes"
+    assert run_program(machine, [prog, "threadwait"]) == (0, THREADWAIT_61.format(echild=echild).encode())
+
+
 @pytest.mark.parametrize("prog", GLIBC)  # (musl's posix_spawn waits for its child on a pipe: pipe2)
 def test_posix_spawn_vforks_and_execs_another_program(machine, run_program, prog):
     assert run_program(machine, [prog, "spawn"]) == (0, b"spawned echo\nchild exited 0\n")

@@ -603,6 +603,78 @@ static int cmd_threadexec(void)
 	return 1;
 }
 
+/* threadwait: a process waits for the children of all its threads (do_wait's
+ * while_each_thread), only its calling thread's with __WNOTHREAD; a thread's children go to
+ * another thread of the group when it exits (find_new_reaper); a "clone" child (its exit signal
+ * not SIGCHLD) is waited for with __WCLONE or __WALL only, the others without __WCLONE */
+static int threadwait_to_main[2], threadwait_to_thread[2];
+
+static void *fork_and_hold(void *hold)
+{
+	pid_t pid = fork(), tid = syscall(SYS_gettid);
+	char c;
+
+	if (!pid)
+		_exit(hold ? 3 : 4);
+	/* the child's pid and its own tid to the main thread; held: then wait for its word */
+	if (write(threadwait_to_main[1], &pid, sizeof(pid)) != sizeof(pid) ||
+	    write(threadwait_to_main[1], &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	if (hold && read(threadwait_to_thread[0], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+static void print_wait(const char *what, pid_t pid, int options)
+{
+	int status = 0;
+	pid_t got = waitpid(pid, &status, options);
+
+	if (got < 0)
+		printf("%s: %s\n", what, strerror(errno));
+	else
+		printf("%s: %s, status %d\n", what, got == pid ? "the child" : "another", WEXITSTATUS(status));
+}
+
+static int cmd_threadwait(void)
+{
+	char task[64];
+	pthread_t t;
+	pid_t pid, tid;
+	int i;
+
+	fflush(stdout);
+	if (pipe(threadwait_to_main) || pipe(threadwait_to_thread) ||
+	    pthread_create(&t, NULL, fork_and_hold, "hold") ||
+	    read(threadwait_to_main[0], &pid, sizeof(pid)) != sizeof(pid) ||
+	    read(threadwait_to_main[0], &tid, sizeof(tid)) != sizeof(tid))
+		return printf("setup failed\n"), 1;
+	print_wait("a live thread's child, __WNOTHREAD", pid, __WNOTHREAD);
+	print_wait("a live thread's child", pid, 0);
+	if (write(threadwait_to_thread[1], "x", 1) != 1 || pthread_join(t, NULL))
+		return printf("join failed\n"), 1;
+	if (pthread_create(&t, NULL, fork_and_hold, NULL) || pthread_join(t, NULL) ||
+	    read(threadwait_to_main[0], &pid, sizeof(pid)) != sizeof(pid) ||
+	    read(threadwait_to_main[0], &tid, sizeof(tid)) != sizeof(tid))
+		return printf("thread failed\n"), 1;
+	/* pthread_join returns at the thread's exit_mm(): its children move at exit_notify() */
+	snprintf(task, sizeof(task), "/proc/self/task/%d", (int)tid);
+	for (i = 0; i < 10000 && !access(task, F_OK); i++)
+		usleep(1000);
+	print_wait("an exited thread's child, __WNOTHREAD", pid, __WNOTHREAD);
+	pid = syscall(SYS_clone, 0, NULL, NULL, NULL, 0);	/* exit signal 0: a "clone" child */
+	if (!pid)
+		syscall(SYS_exit_group, 5);
+	print_wait("a clone child", pid, 0);
+	print_wait("a clone child, __WCLONE", pid, __WCLONE);
+	pid = fork();
+	if (!pid)
+		_exit(6);
+	print_wait("a forked child, __WCLONE", pid, __WCLONE);
+	print_wait("a forked child, __WALL", pid, __WALL);
+	return 0;
+}
+
 /* posix_spawn (clone with CLONE_VM|CLONE_VFORK in glibc, vfork in musl) of another program */
 static int cmd_spawn(char **argv)
 {
@@ -2422,6 +2494,8 @@ int main(int argc, char **argv)
 		return cmd_threadexec();
 	if (!strcmp(cmd, "spawn"))
 		return cmd_spawn(argv);
-	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|mremap|segv|wprotect|stack|threads|faults|threadexec|taskdir|signal|uname|kill|clock|spawn\n", argv[0]);
+	if (!strcmp(cmd, "threadwait"))
+		return cmd_threadwait();
+	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|mremap|segv|wprotect|stack|threads|faults|threadexec|threadwait|taskdir|signal|uname|kill|clock|spawn\n", argv[0]);
 	return 2;
 }
