@@ -31,7 +31,7 @@
 #define cap_valid(x)		((x) >= 0 && (x) <= CAP_LAST_CAP)
 
 /* include/linux/capability.h: a capability set, two words */
-typedef struct { u32 cap[2]; } kernel_cap_t;
+typedef struct kernel_cap_struct { u32 cap[2]; } kernel_cap_t;
 #define CAP_EMPTY_SET	((kernel_cap_t){ { 0, 0 } })
 #define CAP_FULL_SET	((kernel_cap_t){ { ~0U, (1U << (CAP_LAST_CAP - 31)) - 1 } })
 /* the file-system ones, which follow the fsuid (CAP_FS_SET) */
