@@ -14,12 +14,6 @@ SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned 
 	return sys_ni_syscall();
 }
 
-/* kernel/capability.c */
-SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/open.c */
 SYSCALL_DEFINE0(vhangup)
 {
