@@ -97,6 +97,14 @@ struct ipc_namespace_ipc {
 	unsigned int msg_ctlmni;
 	long msg_bytes;		/* 6.1's percpu_msg_bytes */
 	long msg_hdrs;		/* 6.1's percpu_msg_hdrs */
+	/* POSIX message queues (ipc/mqueue.c): the namespace's mqueue mount, its queues, limits */
+	struct vfsmount *mq_mnt;
+	unsigned int mq_queues_count;
+	unsigned int mq_queues_max;	/* /proc/sys/fs/mqueue/queues_max */
+	unsigned int mq_msg_max;	/* msg_max, msgsize_max, msg_default, msgsize_default */
+	unsigned int mq_msgsize_max;
+	unsigned int mq_msg_default;
+	unsigned int mq_msgsize_default;
 };
 
 /* msgget/semget's arguments (ipc/util.h's ipc_params) */
@@ -117,6 +125,7 @@ struct ipc_ops {
 };
 
 #define current_ipc_ns()	(current->nsproxy->ipc_ns)
+void init_mqueue_fs(void);	/* ipc/mqueue.c: the mqueue file system, the initial namespace's mount */
 int ipcget(struct ipc_namespace *ns, struct ipc_ids *ids, const struct ipc_ops *ops, struct ipc_params *params);
 int ipc_addid(struct ipc_ids *ids, struct kern_ipc_perm *new, int limit);
 void ipc_rmid(struct ipc_ids *ids, struct kern_ipc_perm *ipcp);

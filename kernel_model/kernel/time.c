@@ -445,7 +445,9 @@ noinline int __sched schedule_hrtimeout_range_clock(ktime_t *expires, u64 delta,
 		return -EINTR;
 	}
 	hrtimer_init_sleeper(&t, clock_id, mode);
-	hrtimer_set_expires_range_ns(&t.timer, *expires, delta);
+	/* the one clock base is monotonic: another clock's absolute time moves onto it */
+	hrtimer_set_expires_range_ns(&t.timer, *expires - ((mode & HRTIMER_MODE_REL) ? 0 : clock_to_monotonic_offset(clock_id)),
+				     delta);
 	hrtimer_sleeper_start_expires(&t, mode);
 	if (likely(t.task))
 		schedule();
