@@ -1064,8 +1064,8 @@ static struct file_system_type mqueue_fs_type = {
 	.magic = MQUEUE_MAGIC,
 };
 
-/* the namespace's internal mount, which mq_open and mq_unlink work in */
-static noinline struct vfsmount *mq_create_mount(struct ipc_namespace *ns)
+/* the namespace's internal mount, which mq_open and mq_unlink work in (inlined in 6.1) */
+static inline struct vfsmount *mq_create_mount(struct ipc_namespace *ns)
 {
 	struct vfsmount *mnt = vfs_kern_mount(&mqueue_fs_type, 0, mqueue_fs_type.name, ns);
 

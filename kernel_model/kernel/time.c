@@ -439,6 +439,7 @@ noinline void hrtimer_sleeper_start_expires(struct hrtimer_sleeper *sl, enum hrt
 noinline int __sched schedule_hrtimeout_range_clock(ktime_t *expires, u64 delta, enum hrtimer_mode mode, clockid_t clock_id)
 {
 	struct hrtimer_sleeper t;
+	ktime_t when;
 
 	if (!expires) {
 		schedule();
@@ -446,8 +447,13 @@ noinline int __sched schedule_hrtimeout_range_clock(ktime_t *expires, u64 delta,
 	}
 	hrtimer_init_sleeper(&t, clock_id, mode);
 	/* the one clock base is monotonic: another clock's absolute time moves onto it */
-	hrtimer_set_expires_range_ns(&t.timer, *expires - ((mode & HRTIMER_MODE_REL) ? 0 : clock_to_monotonic_offset(clock_id)),
-				     delta);
+	when = *expires;
+	if (!(mode & HRTIMER_MODE_REL)) {
+		when -= clock_to_monotonic_offset(clock_id);
+		if (when < 0)
+			when = 0;	/* already past: fires now */
+	}
+	hrtimer_set_expires_range_ns(&t.timer, when, delta);
 	hrtimer_sleeper_start_expires(&t, mode);
 	if (likely(t.task))
 		schedule();
