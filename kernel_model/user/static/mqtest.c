@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "children.h"
+
 static const char *errname(int e)
 {
 	switch (e) {
@@ -127,35 +129,6 @@ static void show_poll(const char *what, int fd)
 	int n = poll(&p, 1, 0);
 
 	printf("%s: n=%d in=%d out=%d\n", what, n, !!(p.revents & POLLIN), !!(p.revents & POLLOUT));
-}
-
-/* waits until the child sleeps (in the call it was to make): true, or false after 20 s */
-static int wait_asleep(pid_t pid)
-{
-	char path[64], buf[256];
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	for (int i = 0; i < 20000; i++) {
-		FILE *f = fopen(path, "r");
-		char *p = NULL;
-
-		if (f) {
-			p = fgets(buf, sizeof(buf), f);
-			fclose(f);
-		}
-		if (p && (p = strrchr(buf, ')')) && p[2] == 'S')
-			return 1;
-		usleep(1000);
-	}
-	return 0;
-}
-
-static int child_status(pid_t pid)
-{
-	int status;
-
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* open's names and flags, the attributes' limits */
