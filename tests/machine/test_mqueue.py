@@ -169,3 +169,25 @@ def test_another_users_access_as_6_1(machine, run_program):
         "unlink the other user's (root): ok",
         'unlink: ok',
     ]
+
+
+def test_the_queue_file_as_6_1(machine, run_program):
+    # its inode (mode, 80 bytes, nlink 0 once unlinked), the mqueue file system's statfs, its
+    # /proc/self/fd link in the internal mount, read at an offset, write's EINVAL (no ->write)
+    assert run(run_program, machine, "file") == [
+        'open: ok',
+        'send: ok',
+        'fstat: ok',
+        'fstat: mode=100640 nlink=1 size=80 uid=0 blksize=4096',
+        'fstatfs: ok',
+        'fstatfs: type=0x19800202 bsize=4096 namelen=255',
+        'fd link: /mqt-f',
+        'lseek: ok',
+        'read from 6: 3         ',
+        'write: EINVAL',
+        'unlink: ok',
+        'fstat after unlink: ok',
+        'fstat: nlink=0',
+        'fd link: /mqt-f (deleted)',
+        'receive: prio=1 text=abc',
+    ]

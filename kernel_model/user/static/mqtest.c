@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -384,11 +386,42 @@ static void case_perm(void)
 	ok("unlink", unlink_("mqt-p"));
 }
 
+/* the queue's file: its stat, its file system, its /proc/self/fd link, before and after unlink */
+static void case_file(void)
+{
+	struct stat st;
+	struct statfs sfs;
+	char path[64], link[128];
+	long n;
+	int fd = open_("mqt-f", O_RDWR | O_CREAT | O_EXCL, 0640, NULL);
+
+	ok("open", fd);
+	ok("send", send(fd, "abc", 1));
+	ok("fstat", fstat(fd, &st));
+	printf("fstat: mode=%o nlink=%ld size=%ld uid=%d blksize=%ld\n", st.st_mode, (long)st.st_nlink,
+	       (long)st.st_size, st.st_uid, (long)st.st_blksize);
+	ok("fstatfs", fstatfs(fd, &sfs));
+	printf("fstatfs: type=%#lx bsize=%ld namelen=%ld\n", (long)sfs.f_type, (long)sfs.f_bsize, (long)sfs.f_namelen);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	printf("fd link: %.*s\n", n < 0 ? 0 : (int)n, link);
+	ok("lseek", lseek(fd, 6, SEEK_SET));
+	n = read(fd, link, 10);
+	printf("read from 6: %.*s\n", n < 0 ? 0 : (int)n, link);
+	ok("write", write(fd, "x", 1));
+	ok("unlink", unlink_("mqt-f"));
+	ok("fstat after unlink", fstat(fd, &st));
+	printf("fstat: nlink=%ld\n", (long)st.st_nlink);
+	n = readlink(path, link, sizeof(link) - 1);
+	printf("fd link: %.*s\n", n < 0 ? 0 : (int)n, link);
+	recv("receive", fd, 8192, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*fn)(void); } cases[] = {
 		{ "open", case_open }, { "sendrecv", case_sendrecv }, { "notify", case_notify },
-		{ "block", case_block }, { "perm", case_perm },
+		{ "block", case_block }, { "perm", case_perm }, { "file", case_file },
 	};
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -397,6 +430,6 @@ int main(int argc, char **argv)
 			cases[i].fn();
 			return 0;
 		}
-	fprintf(stderr, "usage: mqtest open|sendrecv|notify|block|perm\n");
+	fprintf(stderr, "usage: mqtest open|sendrecv|notify|block|perm|file\n");
 	return 2;
 }
