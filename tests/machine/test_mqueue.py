@@ -191,3 +191,27 @@ def test_the_queue_file_as_6_1(machine, run_program):
         'fd link: /mqt-f (deleted)',
         'receive: prio=1 text=abc',
     ]
+
+
+def test_an_unprivileged_users_limits_as_6_1(machine, run_program):
+    # msg_max 10 and msgsize_max 8192 (root: the hard limits), queues_max 256 (ENOSPC), and
+    # RLIMIT_MSGQUEUE counting a queue's messages and 6.1's msg_msg and tree node sizes (EMFILE)
+    assert run(run_program, machine, "limits") == [
+        'user: maxmsg 11: EINVAL',
+        'user: msgsize 8193: EINVAL',
+        'user: queues made 256, then ENOSPC',
+        'user: RLIMIT_MSGQUEUE 291: queues made 3, then EMFILE',
+        'child: 0',
+        'root: maxmsg 11 msgsize 8193: ok',
+        'unlink: ok',
+    ]
+
+
+def test_a_poller_is_woken_by_a_send(machine, run_program):
+    assert run(run_program, machine, "pollwait") == [
+        'open: ok',
+        'child asleep: 1',
+        'send: ok',
+        'child: 0',
+        'unlink: ok',
+    ]

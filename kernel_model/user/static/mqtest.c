@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -417,11 +418,83 @@ static void case_file(void)
 	recv("receive", fd, 8192, NULL);
 }
 
+/* an unprivileged user's limits: msg_max and msgsize_max, queues_max, RLIMIT_MSGQUEUE; root's */
+static void case_limits(void)
+{
+	struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = 1 };
+	char name[32];
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct rlimit rl = { 97 * 3, 97 * 3 };
+		int i, made = 0, fds[300];
+
+		if (setgid(1000) || setuid(1000))
+			exit(2);
+		attr.mq_maxmsg = 11, attr.mq_msgsize = 16;
+		ok("user: maxmsg 11", open_("mqt-l", O_RDWR | O_CREAT, 0600, &attr));
+		attr.mq_maxmsg = 10, attr.mq_msgsize = 8193;
+		ok("user: msgsize 8193", open_("mqt-l", O_RDWR | O_CREAT, 0600, &attr));
+		attr.mq_maxmsg = 1, attr.mq_msgsize = 1;
+		for (i = 0; i < 300; i++) {
+			snprintf(name, sizeof(name), "mqt-l%d", i);
+			fds[i] = open_(name, O_RDWR | O_CREAT, 0600, &attr);
+			if (fds[i] < 0)
+				break;
+			made++;
+		}
+		printf("user: queues made %d, then %s\n", made, errname(errno));
+		for (i = 0; i < made; i++) {
+			snprintf(name, sizeof(name), "mqt-l%d", i);
+			unlink_(name);
+			close(fds[i]);	/* the queue goes with its last file */
+		}
+		setrlimit(RLIMIT_MSGQUEUE, &rl);
+		for (i = 0, made = 0; i < 10; i++) {
+			snprintf(name, sizeof(name), "mqt-r%d", i);
+			if (open_(name, O_RDWR | O_CREAT, 0600, &attr) < 0)
+				break;
+			made++;
+		}
+		printf("user: RLIMIT_MSGQUEUE %d: queues made %d, then %s\n", 97 * 3, made, errname(errno));
+		for (i = 0; i < made; i++) {
+			snprintf(name, sizeof(name), "mqt-r%d", i);
+			unlink_(name);
+		}
+		exit(0);
+	}
+	printf("child: %d\n", child_status(pid));
+	attr.mq_maxmsg = 11, attr.mq_msgsize = 8193;
+	ok("root: maxmsg 11 msgsize 8193", open_("mqt-l", O_RDWR | O_CREAT, 0600, &attr));
+	ok("unlink", unlink_("mqt-l"));
+}
+
+/* poll asleep on an empty queue, woken by a send */
+static void case_pollwait(void)
+{
+	int fd = open_("mqt-q", O_RDWR | O_CREAT | O_EXCL, 0600, NULL);
+	pid_t pid;
+
+	ok("open", fd);
+	pid = fork();
+	if (pid == 0) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		/* its status says what poll saw: 0 for one fd readable */
+		exit(poll(&p, 1, -1) == 1 && (p.revents & POLLIN) ? 0 : 1);
+	}
+	printf("child asleep: %d\n", wait_asleep(pid));
+	ok("send", send(fd, "wake", 1));
+	printf("child: %d\n", child_status(pid));
+	ok("unlink", unlink_("mqt-q"));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*fn)(void); } cases[] = {
 		{ "open", case_open }, { "sendrecv", case_sendrecv }, { "notify", case_notify },
 		{ "block", case_block }, { "perm", case_perm }, { "file", case_file },
+		{ "limits", case_limits }, { "pollwait", case_pollwait },
 	};
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -430,6 +503,6 @@ int main(int argc, char **argv)
 			cases[i].fn();
 			return 0;
 		}
-	fprintf(stderr, "usage: mqtest open|sendrecv|notify|block|perm|file\n");
+	fprintf(stderr, "usage: mqtest open|sendrecv|notify|block|perm|file|limits|pollwait\n");
 	return 2;
 }
