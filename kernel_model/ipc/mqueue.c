@@ -463,7 +463,7 @@ static noinline int wq_sleep(struct mqueue_inode_info *info, int sr, ktime_t *ti
 	wq_add(info, sr, ewp);
 
 	for (;;) {
-		__atomic_store_n(&current->__state, TASK_INTERRUPTIBLE, __ATOMIC_RELAXED);
+		set_current_state(TASK_INTERRUPTIBLE);
 		spin_unlock(&info->lock);
 		time = schedule_hrtimeout_range_clock(timeout, 0, HRTIMER_MODE_ABS, CLOCK_REALTIME);
 
