@@ -3,16 +3,10 @@
 the expected lines are what the same binary printed on the reference Linux 6.1 (real-tracefs)."""
 
 
-def run(run_program, machine, case):
-    status, out = run_program(machine, ["mqtest", case], timeout=120.0)
-    assert status == 0, out
-    return out.decode().splitlines()
-
-
-def test_open_names_flags_and_attribute_limits_as_6_1(machine, run_program):
+def test_open_names_flags_and_attribute_limits_as_6_1(machine, program_lines):
     # names lookup_one_len refuses, getname's ENOENT and EFAULT, the attributes' limits (root:
     # the hard ones), RLIMIT_MSGQUEUE's EMFILE, O_EXCL, O_WRONLY|O_RDWR, close-on-exec, unlink
-    assert run(run_program, machine, "open") == [
+    assert program_lines(machine, ["mqtest", "open"]) == [
         'open of a name not in use: ENOENT',
         'open a/b O_CREAT: EACCES',
         'open . O_CREAT: EACCES',
@@ -41,11 +35,11 @@ def test_open_names_flags_and_attribute_limits_as_6_1(machine, run_program):
     ]
 
 
-def test_send_and_receive_by_priority_with_their_errors_as_6_1(machine, run_program):
+def test_send_and_receive_by_priority_with_their_errors_as_6_1(machine, program_lines):
     # EINVAL/EMSGSIZE/EFAULT/EBADF, the highest priority first (oldest first within one),
     # O_NONBLOCK's EAGAIN, past timeouts' ETIMEDOUT, poll, the queue file's QSIZE, a queue
     # that outlives its name
-    assert run(run_program, machine, "sendrecv") == [
+    assert program_lines(machine, ["mqtest", "sendrecv"]) == [
         'open: ok',
         'send prio 32768: EINVAL',
         'send 65 bytes: EMSGSIZE',
@@ -91,11 +85,11 @@ def test_send_and_receive_by_priority_with_their_errors_as_6_1(machine, run_prog
     ]
 
 
-def test_notify_registration_signal_and_its_end_as_6_1(machine, run_program):
+def test_notify_registration_signal_and_its_end_as_6_1(machine, program_lines):
     # SIGEV_NONE and SIGEV_SIGNAL (SI_MESGQ, its value and sender), EBUSY, another process's
     # NULL, one notification per registration, SIGEV_THREAD's fd errors (no netlink socket),
     # a close by the registered process ends it
-    assert run(run_program, machine, "notify") == [
+    assert program_lines(machine, ["mqtest", "notify"]) == [
         'open: ok',
         'notify sigev_notify 7: EINVAL',
         'notify signal 65: EINVAL',
@@ -130,10 +124,10 @@ def test_notify_registration_signal_and_its_end_as_6_1(machine, run_program):
     ]
 
 
-def test_sleepers_are_woken_by_the_other_side_a_signal_and_the_timeout(machine, run_program):
+def test_sleepers_are_woken_by_the_other_side_a_signal_and_the_timeout(machine, program_lines):
     # a receiver woken by a send, a sender by a receive (its message queued for it), EINTR, an
     # absolute CLOCK_REALTIME timeout in the future
-    assert run(run_program, machine, "block") == [
+    assert program_lines(machine, ["mqtest", "block"]) == [
         'open: ok',
         'child asleep: 1',
         'send: ok',
@@ -156,9 +150,9 @@ def test_sleepers_are_woken_by_the_other_side_a_signal_and_the_timeout(machine, 
     ]
 
 
-def test_another_users_access_as_6_1(machine, run_program):
+def test_another_users_access_as_6_1(machine, program_lines):
     # the queue's mode against another user; the sticky directory's EPERM at unlink
-    assert run(run_program, machine, "perm") == [
+    assert program_lines(machine, ["mqtest", "perm"]) == [
         'open 0640: ok',
         'other user: open O_RDONLY: EACCES',
         'other user: open O_WRONLY: EACCES',
@@ -171,10 +165,10 @@ def test_another_users_access_as_6_1(machine, run_program):
     ]
 
 
-def test_the_queue_file_as_6_1(machine, run_program):
+def test_the_queue_file_as_6_1(machine, program_lines):
     # its inode (mode, 80 bytes, nlink 0 once unlinked), the mqueue file system's statfs, its
     # /proc/self/fd link in the internal mount, read at an offset, write's EINVAL (no ->write)
-    assert run(run_program, machine, "file") == [
+    assert program_lines(machine, ["mqtest", "file"]) == [
         'open: ok',
         'send: ok',
         'fstat: ok',
@@ -193,10 +187,10 @@ def test_the_queue_file_as_6_1(machine, run_program):
     ]
 
 
-def test_an_unprivileged_users_limits_as_6_1(machine, run_program):
+def test_an_unprivileged_users_limits_as_6_1(machine, program_lines):
     # msg_max 10 and msgsize_max 8192 (root: the hard limits), queues_max 256 (ENOSPC), and
     # RLIMIT_MSGQUEUE counting a queue's messages and 6.1's msg_msg and tree node sizes (EMFILE)
-    assert run(run_program, machine, "limits") == [
+    assert program_lines(machine, ["mqtest", "limits"]) == [
         'user: maxmsg 11: EINVAL',
         'user: msgsize 8193: EINVAL',
         'user: queues made 256, then ENOSPC',
@@ -207,8 +201,8 @@ def test_an_unprivileged_users_limits_as_6_1(machine, run_program):
     ]
 
 
-def test_a_poller_is_woken_by_a_send(machine, run_program):
-    assert run(run_program, machine, "pollwait") == [
+def test_a_poller_is_woken_by_a_send(machine, program_lines):
+    assert program_lines(machine, ["mqtest", "pollwait"]) == [
         'open: ok',
         'child asleep: 1',
         'send: ok',
