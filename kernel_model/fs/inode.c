@@ -133,6 +133,9 @@ noinline int inode_init_always(struct super_block *sb, struct inode *inode)
 	inode->i_nlink = 1;
 	inode->i_data.host = inode;
 	inode->i_mapping = &inode->i_data;
+	INIT_LIST_HEAD(&inode->i_data.i_mmap);
+	inode->i_data.i_mmap_writable = 0;
+	mutex_init(&inode->i_data.i_mmap_rwsem);
 	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
 	mutex_init(&inode->i_rwsem);
 	INIT_LIST_HEAD(&inode->i_dentry);

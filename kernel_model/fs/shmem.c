@@ -91,6 +91,7 @@ static noinline void *shmem_alloc_and_acct_folio(gfp_t gfp, struct inode *inode,
 	page = alloc_page_zeroed();	/* shmem_alloc_folio() */
 	if (!page)
 		return (void *)(long)-ENOSPC;
+	page_of(page)->flags |= PG_swapbacked;	/* __folio_set_swapbacked(): mapped, it is RssShmem */
 	sbinfo->used_blocks++;
 	return page;
 }
@@ -117,6 +118,9 @@ noinline int shmem_get_folio_gfp(struct inode *inode, unsigned long index, void 
 	void *page;
 	int error;
 
+	/* a mapping's fault (SGP_CACHE) past the end: SIGBUS */
+	if (sgp <= SGP_CACHE && ((loff_t)index << PAGE_SHIFT) >= inode->i_size)
+		return -EINVAL;
 	if (slot && *slot) {
 		*pagep = *slot;
 		return 0;
@@ -259,8 +263,15 @@ noinline int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 		if ((newsize < oldsize && (seals & F_SEAL_SHRINK)) || (newsize > oldsize && (seals & F_SEAL_GROW)))
 			return -EPERM;
 		if (newsize != oldsize) {
-			if (newsize < oldsize)
+			if (newsize < oldsize) {
+				/* mapped pages past the new end go from the mappings (an access there:
+				 * SIGBUS), before and after the pages go, as 6.1 */
+				loff_t holebegin = ALIGN(newsize, PAGE_SIZE);
+
+				unmap_mapping_range(inode->i_mapping, holebegin, 0, 1);
 				shmem_truncate_range(inode, newsize);
+				unmap_mapping_range(inode->i_mapping, holebegin, 0, 1);
+			}
 			inode->i_size = newsize;
 			inode->i_ctime = inode->i_mtime = current_time(inode);
 		}
@@ -497,6 +508,11 @@ static noinline long shmem_fallocate(struct file *file, int mode, loff_t offset,
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
 		if (info->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))
 			return -EPERM;
+		/* the hole's whole pages go from the mappings too (unmap_mapping_range) */
+		loff_t unmap_start = ALIGN(offset, PAGE_SIZE), unmap_end = ((offset + len) & PAGE_MASK) - 1;
+
+		if (unmap_end > unmap_start)
+			unmap_mapping_range(inode->i_mapping, unmap_start, 1 + unmap_end - unmap_start, 0);
 		shmem_undo_range(inode, offset, offset + len - 1);
 		error = 0;
 		goto out;
@@ -530,7 +546,49 @@ out:
 	return error;
 }
 
+/* ---- mappings (MAP_SHARED ones write the file's own pages) ---- */
+/* The file's page at vmf->pgoff, made if a hole (read or written, the same page read(2) sees),
+ * one reference for the PTE; past the end: SIGBUS */
+static noinline int shmem_fault(struct vm_fault *vmf)
+{
+	struct inode *inode = vmf->vma->vm_file->f_inode;
+	void *page;
+	int error = shmem_get_folio_gfp(inode, vmf->pgoff, &page, SGP_CACHE, GFP_HIGHUSER_MOVABLE, vmf->vma, vmf, NULL);
+
+	if (error)
+		return error == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;	/* vmf_error() */
+	get_page(page_of(page));
+	vmf->page = page_of(page);
+	return 0;
+}
+
+static const struct vm_operations_struct shmem_vm_ops = {
+	.name = "shmem",
+	.fault = shmem_fault,
+};
+
+/* No new shared writable mapping of a file sealed against writes (seal_check_write), and a
+ * read-only one may not become writable (mprotect: EACCES).  A private mapping keeps the
+ * model's copies read from the file (kernel/mmap.c's filemap_fault, where a uprobe puts its
+ * breakpoints in a program's code: here never in the file's pages); 6.1 maps the file's pages
+ * until they are written. */
+static noinline int shmem_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct shmem_inode_info *info = SHMEM_I(file->f_inode);
+
+	if ((info->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) && (vma->vm_flags & VM_SHARED)) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		vma->vm_flags &= ~VM_MAYWRITE;
+	}
+	file_accessed(file);
+	if (vma->vm_flags & VM_SHARED)
+		vma->vm_ops = &shmem_vm_ops;
+	return 0;
+}
+
 static const struct file_operations shmem_file_operations = {
+	.mmap = shmem_mmap,
 	.llseek = generic_file_llseek,
 	.read_iter = shmem_file_read_iter,
 	.write_iter = generic_file_write_iter,
@@ -649,6 +707,29 @@ static noinline struct file *__shmem_file_setup(struct vfsmount *mnt, const char
 noinline struct file *shmem_file_setup(const char *name, loff_t size, unsigned long flags)
 {
 	return __shmem_file_setup(shm_mnt, name, size, flags, 0);
+}
+
+/* A file of the kernel's own (S_PRIVATE: no security checks on it): shared anonymous memory's
+ * and SysV shared memory's */
+noinline struct file *shmem_kernel_file_setup(const char *name, loff_t size, unsigned long flags)
+{
+	return __shmem_file_setup(shm_mnt, name, size, flags, S_PRIVATE);
+}
+
+/* Shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS) is a tmpfs file's pages: the VMA maps
+ * a new unlinked file, "/dev/zero (deleted)" in /proc/PID/maps, which fork's children share */
+noinline int shmem_zero_setup(struct vm_area_struct *vma)
+{
+	loff_t size = vma->vm_end - vma->vm_start;
+	struct file *file = shmem_kernel_file_setup("dev/zero", size, vma->vm_flags);
+
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	if (vma->vm_file)
+		fput(vma->vm_file);
+	vma->vm_file = file;
+	vma->vm_ops = &shmem_vm_ops;
+	return 0;
 }
 
 void __init shmem_init(void)

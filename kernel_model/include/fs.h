@@ -226,6 +226,7 @@ struct inode_operations {
 
 struct poll_table_struct;
 struct pipe_inode_info;
+struct vm_area_struct;
 struct file_operations {
 	loff_t (*llseek)(struct file *, loff_t, int);
 	ssize_t (*read)(struct file *, char *, size_t, loff_t *);
@@ -259,6 +260,9 @@ struct file_operations {
 	 * from the pipe's buffers to the file at *ppos; none: EINVAL */
 	ssize_t (*splice_write)(struct pipe_inode_info *, struct file *, loff_t *, size_t, unsigned int);
 	ssize_t (*splice_read)(struct file *, loff_t *, struct pipe_inode_info *, size_t, unsigned int);
+	/* the new VMA of a mapping of the file set up (its vm_ops: how its pages fault in);
+	 * none: its pages are read from it (kernel/mmap.c's file_vm_ops), shared ones read-only */
+	int (*mmap)(struct file *, struct vm_area_struct *);
 };
 
 /* A file's pages (mm/filemap's address space, reduced to its page array). */
@@ -271,6 +275,12 @@ struct address_space {
 	unsigned long writeback_index;	/* where the last cyclic writeback stopped */
 	const struct address_space_operations *a_ops;	/* include/pagemap.h; NULL: memory only */
 	spinlock_t i_pages_lock;	/* 6.1's xa_lock of i_pages: slots set and cleared under it */
+	/* the VMAs mapping the file (6.1's i_mmap interval tree; a list here), for truncate's
+	 * unmap_mapping_range, and how many of them are VM_SHARED and VM_MAYWRITE (negative:
+	 * none may be made, F_SEAL_WRITE), both under i_mmap_rwsem */
+	struct list_head i_mmap;
+	int i_mmap_writable;
+	struct mutex i_mmap_rwsem;
 };
 
 struct pipe_inode_info;

@@ -97,6 +97,10 @@ struct ipc_namespace_ipc {
 	unsigned int msg_ctlmni;
 	long msg_bytes;		/* 6.1's percpu_msg_bytes */
 	long msg_hdrs;		/* 6.1's percpu_msg_hdrs */
+	size_t shm_ctlmax;	/* a segment's most bytes */
+	size_t shm_ctlall;	/* the pages all segments may have */
+	unsigned long shm_tot;	/* the pages they have */
+	int shm_ctlmni;		/* at most that many segments */
 	/* POSIX message queues (ipc/mqueue.c): the namespace's mqueue mount, its queues, limits */
 	struct vfsmount *mq_mnt;
 	unsigned int mq_queues_count;
@@ -165,6 +169,8 @@ void free_msg(struct msg_msg *msg);
 struct seq_file;
 int sysvipc_msg_proc_show(struct seq_file *s, void *it);
 int sysvipc_sem_proc_show(struct seq_file *s, void *it);
+int sysvipc_shm_proc_show(struct seq_file *s, void *it);
+void ipc_set_key_private(struct ipc_ids *ids, struct kern_ipc_perm *ipcp);
 
 int copy_semundo(unsigned long clone_flags, struct task_struct *tsk);
 void exit_sem(struct task_struct *tsk);

@@ -39,6 +39,7 @@ _Static_assert(sizeof(struct page) == 64, "struct page is 64 bytes, as on x86-64
 
 #define PG_slab		(1UL << 9)
 #define PG_anon		(1UL << 20)	/* anonymous memory (Linux: PAGE_MAPPING_ANON in ->mapping) */
+#define PG_swapbacked	(1UL << 19)	/* tmpfs's: memory with no file to write back to (RssShmem) */
 #define PG_head		(1UL << 16)	/* the first page of a block of order > 0 */
 
 /* arch/x86/include/asm/pgtable_64_types.h, page_64.h: no KASLR, so the default base */
@@ -276,13 +277,18 @@ struct vm_fault;
 struct vm_operations_struct {
 	const char *name;
 	int (*fault)(struct vm_fault *vmf);	/* fill vmf->page with the page at vmf->pgoff */
+	void (*open)(struct vm_area_struct *vma);	/* a copy of the VMA was made (fork, split) */
+	void (*close)(struct vm_area_struct *vma);	/* the VMA goes */
 };
 struct vm_area_struct {
 	unsigned long vm_start, vm_end;
 	struct mm_struct *vm_mm;
 	u64 vm_page_prot;		/* the PTE bits of its pages */
 	unsigned long vm_flags;
-	struct { u64 rb[3]; unsigned long rb_subtree_last; } shared;
+	union {	/* a file VMA's place among its file's mappings (mapping->i_mmap) */
+		struct { u64 rb[3]; unsigned long rb_subtree_last; } shared;
+		struct list_head i_mmap_link;	/* (a list stands in for 6.1's interval tree) */
+	};
 	struct list_head anon_vma_chain;
 	void *anon_vma;
 	const struct vm_operations_struct *vm_ops;
@@ -429,6 +435,9 @@ int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int le
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
 		    struct pt_regs *regs);
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+struct address_space;
+void unmap_mapping_range(struct address_space *mapping, loff_t const holebegin, loff_t const holelen,
+			 int even_cows);
 struct mmu_gather;
 void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start_addr, unsigned long end_addr);
 /* mmap.c */

@@ -26,5 +26,8 @@ static inline struct shmem_inode_info *SHMEM_I(struct inode *inode)
 
 bool shmem_file(struct file *file);
 struct file *shmem_file_setup(const char *name, loff_t size, unsigned long flags);
+struct file *shmem_kernel_file_setup(const char *name, loff_t size, unsigned long flags);
+struct vm_area_struct;
+int shmem_zero_setup(struct vm_area_struct *vma);
 long memfd_fcntl(struct file *file, unsigned int cmd, unsigned long arg);
 #endif

@@ -120,6 +120,7 @@ struct sigevent {
 };
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2
+#define BUS_ADRERR	2	/* SIGBUS: no page at the address (a file mapping past its end) */
 #define ERESTARTSYS		512
 #define ERESTARTNOINTR		513
 #define ERESTARTNOHAND		514

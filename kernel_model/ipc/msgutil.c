@@ -13,6 +13,10 @@
 #define SEMMSL	32000
 #define SEMMNS	(IPCMNI_DEFAULT * SEMMSL)
 #define SEMOPM	500
+/* and shm's (include/uapi/linux/shm.h): shmmax, shmall, shmmni */
+#define SHMMAX	(~0UL - (1UL << 24))
+#define SHMALL	(~0UL - (1UL << 24))
+#define SHMMNI	4096
 
 #define IPC_IDS_INIT(k) { .last_idx = -1, .max_idx = -1, \
 	.rwsem = __RWSEM_INITIALIZER(init_ipc_ns.ipc.ids[k].rwsem) }
@@ -24,6 +28,9 @@ struct ipc_namespace init_ipc_ns = {
 		.msg_ctlmax = MSGMAX,
 		.msg_ctlmnb = MSGMNB,
 		.msg_ctlmni = IPCMNI_DEFAULT,
+		.shm_ctlmax = SHMMAX,
+		.shm_ctlall = SHMALL,
+		.shm_ctlmni = SHMMNI,
 	},
 	.ns = { .ops = &ipcns_operations, .inum = PROC_IPC_INIT_INO, .count = 1 },
 };

@@ -1,7 +1,6 @@
 /*
  * /proc/sysvipc/ (Linux 6.1's ipc/util.c, ipc_init_proc_interface): a file per kind, its
- * header, then a line for each object of the reader's IPC namespace in index order.  No shm
- * file: shared memory is not modelled (as a kernel without it would have no segments).  The
+ * header, then a line for each object of the reader's IPC namespace in index order.  The
  * directory's and the files' operations are notrace: 6.1's are procfs's generic ones
  * (proc_lookup, proc_readdir, the seq_file iterators), not these.
  */
@@ -23,6 +22,11 @@ static const struct ipc_proc_iface msg_iface = {
 static const struct ipc_proc_iface sem_iface = {
 	"       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n",
 	IPC_SEM_IDS, sysvipc_sem_proc_show,
+};
+
+static const struct ipc_proc_iface shm_iface = {
+	"       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap\n",
+	IPC_SHM_IDS, sysvipc_shm_proc_show,
 };
 
 /* the header, then each object's line (6.1's seq_file start/next/show/stop) */
@@ -49,9 +53,15 @@ static notrace int sysvipc_sem_show(struct seq_file *s, void *unused)
 	return sysvipc_proc_print(s, &sem_iface);
 }
 
+static notrace int sysvipc_shm_show(struct seq_file *s, void *unused)
+{
+	return sysvipc_proc_print(s, &shm_iface);
+}
+
 static const struct pid_entry sysvipc_entries[] = {
 	{ "msg", S_IFREG | 0444, sysvipc_msg_show },
 	{ "sem", S_IFREG | 0444, sysvipc_sem_show },
+	{ "shm", S_IFREG | 0444, sysvipc_shm_show },
 };
 
 static notrace struct dentry *proc_sysvipc_lookup(struct inode *dir, struct dentry *dentry, unsigned int flags)

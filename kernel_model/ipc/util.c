@@ -167,6 +167,13 @@ noinline void ipc_rmid(struct ipc_ids *ids, struct kern_ipc_perm *ipcp)
 	}
 }
 
+/* A removed object that stays until it is let go of (an attached shm segment): no get finds
+ * it by its key any more */
+noinline void ipc_set_key_private(struct ipc_ids *ids, struct kern_ipc_perm *ipcp)
+{
+	ipcp->key = IPC_PRIVATE;
+}
+
 /* 0 when the caller may do `flag` (S_IRUGO, S_IWUGO, or a get's mode bits) on the object: the
  * owner's, the group's or the others' bits of its mode, or CAP_IPC_OWNER; -1 otherwise */
 noinline int ipcperms(struct ipc_namespace *ns, struct kern_ipc_perm *ipcp, short flag)

@@ -36,10 +36,12 @@ static inline void put_page(struct page *page)
 	__free_pages(page, 0);
 }
 
-/* include/linux/mm.h: the rss counter a mapped page counts in (no shmem pages apart here) */
+/* include/linux/mm.h: the rss counter a mapped page counts in (a tmpfs page: RssShmem) */
 static inline int mm_counter(struct page *page)
 {
-	return page->flags & PG_anon ? MM_ANONPAGES : MM_FILEPAGES;
+	if (page->flags & PG_anon)
+		return MM_ANONPAGES;
+	return page->flags & PG_swapbacked ? MM_SHMEMPAGES : MM_FILEPAGES;
 }
 
 /* Set the PTE of vmf->address to page, and drop stale translations of code. */
@@ -271,11 +273,24 @@ static inline int do_cow_fault(struct vm_fault *vmf)
 	return finish_fault(vmf);
 }
 
+/* A write to a shared mapping: the file's own page, mapped writable (no page_mkwrite here:
+ * tmpfs has none) */
+static inline int do_shared_fault(struct vm_fault *vmf)
+{
+	int ret = __do_fault(vmf);
+
+	if (ret)
+		return ret;
+	return finish_fault(vmf);
+}
+
 noinline int do_fault(struct vm_fault *vmf)
 {
 	if (!(vmf->flags & FAULT_FLAG_WRITE))
 		return do_read_fault(vmf);
-	return do_cow_fault(vmf);	/* (no shared file mappings yet) */
+	if (!(vmf->vma->vm_flags & VM_SHARED))
+		return do_cow_fault(vmf);
+	return do_shared_fault(vmf);
 }
 
 /* Break COW: a copy of the page (or of the zero page) that this address space owns. */
@@ -499,6 +514,45 @@ noinline void zap_page_range(struct vm_area_struct *vma, unsigned long start, un
 	tlb_gather_mmu(&tlb, vma->vm_mm);
 	unmap_single_vma(&tlb, vma, start, end, NULL);
 	tlb_finish_mmu(&tlb);
+}
+
+/*
+ * The pages of the file from page first on (nr pages; 0: to its end) unmapped from every VMA
+ * that maps them (truncate, hole punch): a later access faults, and past the end gets SIGBUS.
+ * A session task's VMAs have no pages here.
+ */
+noinline void unmap_mapping_pages(struct address_space *mapping, unsigned long first, unsigned long nr,
+				  bool even_cows)
+{
+	unsigned long last = nr ? first + nr - 1 : ~0UL;
+	struct vm_area_struct *vma;
+
+	mutex_lock(&mapping->i_mmap_rwsem);
+	list_for_each_entry(vma, &mapping->i_mmap, i_mmap_link) {
+		unsigned long vstart = vma->vm_pgoff, vend = vstart + ((vma->vm_end - vma->vm_start) >> PAGE_SHIFT) - 1;
+		unsigned long from = max(first, vstart), to = min(last, vend);
+
+		if (from > to || mm_host_vmas(vma->vm_mm))
+			continue;
+		zap_page_range(vma, vma->vm_start + ((from - vstart) << PAGE_SHIFT),
+			       vma->vm_start + ((to - vstart + 1) << PAGE_SHIFT));
+	}
+	mutex_unlock(&mapping->i_mmap_rwsem);
+}
+
+/* unmap_mapping_pages() of the bytes [holebegin, holebegin + holelen) (0: to the end), whole
+ * pages from the one holebegin is in */
+noinline void unmap_mapping_range(struct address_space *mapping, loff_t const holebegin, loff_t const holelen,
+				  int even_cows)
+{
+	unsigned long hba = holebegin >> PAGE_SHIFT, hlen = 0;
+
+	if (holelen) {
+		hlen = (holelen + PAGE_SIZE - 1) >> PAGE_SHIFT;
+		if (hba + hlen < hba)
+			hlen = 0;	/* past the top: to the end */
+	}
+	unmap_mapping_pages(mapping, hba, hlen, even_cows);
 }
 
 /* fork: the child maps the parent's pages; private writable ones become copy-on-write in both. */

@@ -20,6 +20,7 @@
 #include "../include/security.h"
 #include "../include/personality.h"
 #include "../include/pkeys.h"
+#include "../include/shmem_fs.h"
 #include "../include/fs.h"
 
 #define PROT_GROWSDOWN	0x01000000
@@ -45,27 +46,75 @@ noinline struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
 		vma->vm_mm = mm;
 		INIT_LIST_HEAD(&vma->vm_list);
 		INIT_LIST_HEAD(&vma->anon_vma_chain);
+		INIT_LIST_HEAD(&vma->i_mmap_link);
 	}
 	return vma;
 }
 
+/* ---- a file's mappings (mapping->i_mmap: truncate finds the pages to unmap there) ---- */
+/* a shared mapping that may be written counts in i_mmap_writable (F_SEAL_WRITE refuses
+ * while there is one) */
+static inline bool vma_is_shared_maywrite(struct vm_area_struct *vma)
+{
+	return (vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) == (VM_SHARED | VM_MAYWRITE);
+}
+
+/* The file VMA among its file's mappings (a session task's are the host's: never unmapped
+ * from here, so not listed) */
+static void __vma_link_file(struct vm_area_struct *vma)
+{
+	struct address_space *mapping = vma->vm_file->f_mapping;
+
+	mutex_lock(&mapping->i_mmap_rwsem);
+	if (vma_is_shared_maywrite(vma))
+		mapping->i_mmap_writable++;	/* mapping_allow_writable() */
+	list_add_tail(&vma->i_mmap_link, &mapping->i_mmap);	/* vma_interval_tree_insert() */
+	mutex_unlock(&mapping->i_mmap_rwsem);
+}
+
+/* Off its file's mappings, when it goes */
+noinline void unlink_file_vma(struct vm_area_struct *vma)
+{
+	struct address_space *mapping = vma->vm_file->f_mapping;
+
+	if (list_empty(&vma->i_mmap_link))
+		return;	/* never listed (a session task's, or one whose mmap failed) */
+	mutex_lock(&mapping->i_mmap_rwsem);
+	if (vma_is_shared_maywrite(vma))
+		mapping->i_mmap_writable--;	/* mapping_unmap_writable() */
+	list_del_init(&vma->i_mmap_link);	/* vma_interval_tree_remove() */
+	mutex_unlock(&mapping->i_mmap_rwsem);
+}
+
 noinline void vm_area_free(struct vm_area_struct *vma)
 {
-	if (vma->vm_file)
+	if (vma->vm_ops && vma->vm_ops->close)	/* (remove_vma's) */
+		vma->vm_ops->close(vma);
+	if (vma->vm_file) {
+		unlink_file_vma(vma);
 		fput(vma->vm_file);
+	}
 	kmem_cache_free(vm_area_cachep, vma);
 }
 
+/* A copy of the VMA (a split's other part, fork's, mremap's), among the file's mappings when
+ * the original is, and opened as its vm_ops ask (a SysV shm attach) */
 static struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
 {
 	struct vm_area_struct *new = kmem_cache_zalloc(vm_area_cachep, GFP_KERNEL);
 
 	if (new) {
 		*new = *orig;
-		if (new->vm_file)
-			get_file(new->vm_file);
 		INIT_LIST_HEAD(&new->vm_list);
 		INIT_LIST_HEAD(&new->anon_vma_chain);
+		INIT_LIST_HEAD(&new->i_mmap_link);
+		if (new->vm_file) {
+			get_file(new->vm_file);
+			if (!list_empty(&orig->i_mmap_link))
+				__vma_link_file(new);
+		}
+		if (new->vm_ops && new->vm_ops->open)
+			new->vm_ops->open(new);
 	}
 	return new;
 }
@@ -89,8 +138,8 @@ extern const struct vm_operations_struct file_vm_ops;
 
 /* Does a write to the VMA's pages need a fault first (to track them dirty)?  6.1's tests: a
  * shared writable mapping with a page_mkwrite (none here), soft-dirty or uffd-wp tracking (not
- * built), a file whose pages are written back (no shared writable file mapping is made
- * here: ENODEV in do_mmap) */
+ * built), a file whose pages are written back (file_vm_ops: no shared writable mapping of such
+ * a file is made here, ENODEV in do_mmap; tmpfs's pages are never written back) */
 noinline int vma_wants_writenotify(struct vm_area_struct *vma, u64 vm_page_prot)
 {
 	unsigned long vm_flags = vma->vm_flags;
@@ -508,6 +557,24 @@ noinline bool may_expand_vm(struct mm_struct *mm, unsigned long flags, unsigned 
 	return true;
 }
 
+/* The file's ->mmap sets the new VMA up (call_mmap), then mapping_map_writable(): no new
+ * shared writable mapping of a file sealed against writes (->mmap may have made it read-only
+ * for good) */
+static int call_mmap_file(struct vm_area_struct *vma)
+{
+	struct file *file = vma->vm_file;
+	struct address_space *mapping = file->f_mapping;
+	int error = file->f_op->mmap ? file->f_op->mmap(file, vma) : 0;
+
+	if (!error && vma_is_shared_maywrite(vma)) {
+		mutex_lock(&mapping->i_mmap_rwsem);
+		if (mapping->i_mmap_writable < 0)
+			error = -EPERM;
+		mutex_unlock(&mapping->i_mmap_rwsem);
+	}
+	return error;
+}
+
 static notrace unsigned long __mmap_region(struct file *file, const struct vm_operations_struct *ops,
 				   void *priv, unsigned long addr, unsigned long len,
 				   unsigned long vm_flags, unsigned long pgoff)
@@ -543,8 +610,26 @@ static notrace unsigned long __mmap_region(struct file *file, const struct vm_op
 	vma->vm_pgoff = pgoff;
 	vma->vm_ops = ops;
 	vma->vm_private_data = priv;
-	if (file)
+	if (file) {
 		vma->vm_file = get_file(file);
+		if (!mm_host_vmas(mm)) {
+			int error = call_mmap_file(vma);
+
+			if (error) {
+				vm_area_free(vma);
+				return error;
+			}
+		}
+	} else if ((vm_flags & VM_SHARED) && !mm_host_vmas(mm)) {
+		int error = shmem_zero_setup(vma);	/* shared anonymous memory: a tmpfs file's */
+
+		if (error) {
+			vm_area_free(vma);
+			return error;
+		}
+	}
+	if (vma->vm_file && !mm_host_vmas(mm))
+		__vma_link_file(vma);
 	vma_set_page_prot(vma);
 	vma_link(mm, vma);
 	if (file)	/* perf's MMAP2: VM_READ/WRITE/EXEC are PROT_'s bits */
@@ -666,16 +751,19 @@ static unsigned long __do_mmap(struct file *file, const struct vm_operations_str
 		 * it, whatever the file */
 		bool host = mm_host_vmas(mm);
 
-		if (!host && (!S_ISREG(file->f_inode->i_mode) || !file->f_op || !file->f_op->read_iter))
+		bool shared_pages = host || file->f_op->mmap;	/* tmpfs's: its page cache mapped */
+
+		if (!host && !file->f_op->mmap &&
+		    (!S_ISREG(file->f_inode->i_mode) || !file->f_op->read_iter))
 			return -ENODEV;
 		if (!(file->f_mode & FMODE_READ))
 			return -EACCES;
 		if ((flags & MAP_TYPE) != MAP_PRIVATE) {
 			if ((prot & PROT_WRITE) && !(file->f_mode & FMODE_WRITE))
 				return -EACCES;
-			if ((prot & PROT_WRITE) && !host)
+			if ((prot & PROT_WRITE) && !shared_pages)
 				return -ENODEV;	/* no page cache to write back through yet */
-			if (!host || !(file->f_mode & FMODE_WRITE))
+			if (!shared_pages || !(file->f_mode & FMODE_WRITE))
 				vm_flags &= ~VM_MAYWRITE;	/* (as for a file not open for writing) */
 		}
 		ops = host ? &host_file_vm_ops : &file_vm_ops;
@@ -688,8 +776,7 @@ static unsigned long __do_mmap(struct file *file, const struct vm_operations_str
 		vm_flags |= VM_SHARED | VM_MAYSHARE;
 		if (file)
 			break;
-		pgoff = 0;
-		*populate = len;	/* no shmem: its pages exist from the start, shared by fork */
+		pgoff = 0;	/* anonymous: the offset in its tmpfs file (shmem_zero_setup) */
 		break;
 	case MAP_PRIVATE:
 		if (file && path_noexec(&file->f_path)) {

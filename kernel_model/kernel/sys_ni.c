@@ -8,30 +8,6 @@
  */
 #include "../include/syscalls.h"
 
-/* ipc/shm.c */
-SYSCALL_DEFINE3(shmget, key_t, key, size_t, size, int, shmflg)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/shm.c */
-SYSCALL_DEFINE3(shmat, int, shmid, char *, shmaddr, int, shmflg)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/shm.c */
-SYSCALL_DEFINE3(shmctl, int, shmid, int, cmd, struct shmid_ds *, buf)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/shm.c */
-SYSCALL_DEFINE1(shmdt, char *, shmaddr)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/ptrace.c */
 SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned long, data)
 {

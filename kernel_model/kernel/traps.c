@@ -159,6 +159,18 @@ static inline void bad_area(struct pt_regs *regs, unsigned long error_code, unsi
 	__bad_area_nosemaphore(regs, error_code, address);
 }
 
+/* A fault with no page to give (a file mapping past the file's end): SIGBUS, or the kernel's
+ * fixup of its user access */
+static inline void do_sigbus(struct pt_regs *regs, unsigned long error_code, unsigned long address)
+{
+	if (!user_mode(regs)) {
+		if (fixup_exception(regs, 14, error_code, address))	/* kernelmode_fixup_or_oops() */
+			return;
+		panic("BUG: unable to handle page fault for a user address in the kernel");
+	}
+	force_sig_fault(SIGBUS, BUS_ADRERR, address);
+}
+
 static inline bool access_error(unsigned long error_code, struct vm_area_struct *vma)
 {
 	if (error_code & X86_PF_WRITE)
@@ -215,7 +227,9 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 		pagefault_out_of_memory();	/* the allocation's OOM kill chose us, or retry the fault */
 		return;
 	}
-	if (fault & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
+	if (fault & VM_FAULT_SIGBUS)
+		do_sigbus(regs, error_code, address);
+	else if (fault & VM_FAULT_SIGSEGV)
 		bad_area_nosemaphore(regs, error_code, address);
 }
 

@@ -3,9 +3,9 @@
  * internal shm mount, named "memfd:NAME", and the seals fcntl adds to it (F_ADD_SEALS,
  * F_GET_SEALS), which tmpfs's write and setattr paths check (mm/shmem.c).  No hugetlbfs
  * here: MFD_HUGETLB fails as 6.1's hugetlb_file_setup does without CONFIG_HUGETLBFS.
- * Shared writable mappings of tmpfs files are not made in the model (ENODEV in do_mmap), so
- * F_SEAL_WRITE never finds one to refuse with EBUSY (6.1's mapping_deny_writable and
- * memfd_wait_for_pins).
+ * F_SEAL_WRITE is refused with EBUSY while the file has a shared writable mapping (6.1's
+ * mapping_deny_writable); no page here is pinned by get_user_pages for long, so 6.1's wait
+ * for pins (memfd_wait_for_pins) has nothing to wait for.
  */
 #include "../include/syscalls.h"
 #include "../include/shmem_fs.h"
@@ -32,6 +32,20 @@ noinline unsigned int *memfd_file_seals_ptr(struct file *file)
 	return NULL;
 }
 
+/* No shared writable mapping of the file may be made from now on: EBUSY if there is one */
+static inline int mapping_deny_writable(struct address_space *mapping)
+{
+	int error = 0;
+
+	mutex_lock(&mapping->i_mmap_rwsem);
+	if (mapping->i_mmap_writable > 0)
+		error = -EBUSY;
+	else
+		mapping->i_mmap_writable--;
+	mutex_unlock(&mapping->i_mmap_rwsem);
+	return error;
+}
+
 /* Seals are only ever added; F_SEAL_SEAL stops that too */
 static __always_inline int memfd_add_seals(struct file *file, unsigned int seals)
 {
@@ -50,8 +64,11 @@ static __always_inline int memfd_add_seals(struct file *file, unsigned int seals
 	else if (*file_seals & F_SEAL_SEAL)
 		error = -EPERM;
 	else {
-		*file_seals |= seals;
 		error = 0;
+		if ((seals & F_SEAL_WRITE) && !(*file_seals & F_SEAL_WRITE))
+			error = mapping_deny_writable(file->f_mapping);
+		if (!error)
+			*file_seals |= seals;
 	}
 	mutex_unlock(&inode->i_rwsem);
 	return error;
