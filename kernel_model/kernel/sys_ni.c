@@ -158,42 +158,6 @@ SYSCALL_DEFINE6(mbind, unsigned long, start, unsigned long, len, unsigned long, 
 	return sys_ni_syscall();
 }
 
-/* ipc/mqueue.c */
-SYSCALL_DEFINE4(mq_open, const char *, u_name, int, oflag, umode_t, mode, struct mq_attr *, u_attr)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE1(mq_unlink, const char *, u_name)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE5(mq_timedsend, mqd_t, mqdes, const char *, u_msg_ptr, size_t, msg_len, unsigned int, msg_prio, const struct __kernel_timespec *, u_abs_timeout)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE5(mq_timedreceive, mqd_t, mqdes, char *, u_msg_ptr, size_t, msg_len, unsigned int *, u_msg_prio, const struct __kernel_timespec *, u_abs_timeout)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE2(mq_notify, mqd_t, mqdes, const struct sigevent *, u_notification)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE3(mq_getsetattr, mqd_t, mqdes, const struct mq_attr *, u_mqstat, struct mq_attr *, u_omqstat)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/kexec.c */
 SYSCALL_DEFINE4(kexec_load, unsigned long, entry, unsigned long, nr_segments, struct kexec_segment *, segments, unsigned long, flags)
 {
