@@ -200,15 +200,20 @@ noinline struct file *pick_file(struct files_struct *files, unsigned fd)
 	return file;
 }
 
-/* A close of an fd (id: the file table it was in): the table's POSIX locks of the file go */
+/* A close of an fd (id: the file table it was in): the file's ->flush, the table's POSIX locks
+ * of the file go */
 noinline int filp_close(struct file *filp, void *id)
 {
+	int retval = 0;
+
 	if (!filp->f_count)
 		return 0;
+	if (filp->f_op && filp->f_op->flush)
+		retval = filp->f_op->flush(filp, id);
 	if (likely(!(filp->f_mode & FMODE_PATH)))
 		locks_remove_posix(filp, id);
 	fput(filp);
-	return 0;
+	return retval;
 }
 
 noinline int close_fd(unsigned fd)

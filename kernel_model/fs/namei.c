@@ -880,11 +880,34 @@ noinline struct dentry *lookup_one_qstr_excl(const struct qstr *name, struct den
 	return dentry;
 }
 
+/* A kernel caller's one name (no walk): EACCES for an empty name, "." and "..", one with a '/',
+ * or a directory the caller may not search. */
+noinline int lookup_one_common(void *idmap, const char *name, struct dentry *base, int len, struct qstr *this)
+{
+	this->name = (const unsigned char *)name;
+	this->len = len;
+	this->hash = full_name_hash(base, name, len);
+	if (!len)
+		return -EACCES;
+	if (unlikely(name[0] == '.') && (len < 2 || (len == 2 && name[1] == '.')))
+		return -EACCES;
+	while (len--) {
+		unsigned int c = *(const unsigned char *)name++;
+
+		if (c == '/' || c == '\0')
+			return -EACCES;
+	}
+	return inode_permission(base->d_inode, MAY_EXEC);
+}
+
+/* The name in base, whose inode the caller holds locked. */
 noinline struct dentry *lookup_one_len(const char *name, struct dentry *base, int len)
 {
-	struct qstr q = QSTR_INIT((const unsigned char *)name, len);
+	struct qstr q;
+	int err = lookup_one_common(NULL, name, base, len, &q);
 
-	q.hash = full_name_hash(base, name, len);
+	if (err)
+		return (void *)(long)err;
 	return lookup_one_qstr_excl(&q, base, 0);
 }
 
@@ -1216,6 +1239,24 @@ noinline int vfs_create(void *idmap, struct inode *dir, struct dentry *dentry, u
 	if (error)
 		return error;
 	error = dir->i_op->create(dir, dentry, mode, want_excl);
+	if (!error)
+		fsnotify_create(dir, dentry);
+	return error;
+}
+
+/* A regular file for dentry that f makes with arg, not a file system's ->create. */
+noinline int vfs_mkobj(struct dentry *dentry, umode_t mode, int (*f)(struct dentry *, umode_t, void *), void *arg)
+{
+	struct inode *dir = dentry->d_parent->d_inode;
+	int error = may_create(dir);
+
+	if (error)
+		return error;
+	mode = (mode & S_IALLUGO) | S_IFREG;
+	error = security_inode_create(dir, dentry, mode);
+	if (error)
+		return error;
+	error = f(dentry, mode, arg);
 	if (!error)
 		fsnotify_create(dir, dentry);
 	return error;

@@ -316,9 +316,9 @@ SYSCALL_DEFINE4(fallocate, int, fd, int, mode, loff_t, offset, loff_t, len)
 
 /*
  * access(2) checks with the real ids: the caller acts with a copy of its credentials whose file
- * system ids are its real ones until the check is done (6.1's, inline).  The file capabilities
- * follow the fsuid here (commoncap.c), so a real uid of 0 has them and any other has none, as
- * 6.1's cap_effective reset gives.
+ * system ids are its real ones until the check is done (6.1's, inline), and whose effective
+ * capabilities are what a real uid gives: all it is permitted for root, none for another
+ * (unless SECURE_NO_SETUID_FIXUP).
  */
 static inline const struct cred *access_override_creds(void)
 {
@@ -329,6 +329,12 @@ static inline const struct cred *access_override_creds(void)
 		return NULL;
 	override_cred->fsuid = override_cred->uid;
 	override_cred->fsgid = override_cred->gid;
+	if (!issecure(SECURE_NO_SETUID_FIXUP)) {
+		if (override_cred->uid != 0)
+			override_cred->cap_effective = CAP_EMPTY_SET;
+		else
+			override_cred->cap_effective = override_cred->cap_permitted;
+	}
 	override_cred->non_rcu = true;	/* only this task ever sees it: freed at once */
 	old_cred = override_creds(override_cred);
 	put_cred(override_cred);	/* (override_creds() took its own reference) */

@@ -14,9 +14,10 @@
 #define CAP_SETUID		7
 #define CAP_LINUX_IMMUTABLE	9
 #define CAP_IPC_LOCK		14
+#define CAP_SETPCAP		8
 #define CAP_SYS_RAWIO		17
-#define CAP_SYS_PTRACE		19
 #define CAP_SYS_CHROOT		18
+#define CAP_SYS_PTRACE		19
 #define CAP_SYS_NICE		23
 #define CAP_SYS_ADMIN		21
 #define CAP_SYS_RESOURCE	24
@@ -27,6 +28,70 @@
 #define CAP_PERFMON		38
 #define CAP_BPF			39
 #define CAP_LAST_CAP		40	/* CAP_CHECKPOINT_RESTORE */
+#define cap_valid(x)		((x) >= 0 && (x) <= CAP_LAST_CAP)
+
+/* include/linux/capability.h: a capability set, two words */
+typedef struct kernel_cap_struct { u32 cap[2]; } kernel_cap_t;
+#define CAP_EMPTY_SET	((kernel_cap_t){ { 0, 0 } })
+#define CAP_FULL_SET	((kernel_cap_t){ { ~0U, (1U << (CAP_LAST_CAP - 31)) - 1 } })
+/* the file-system ones, which follow the fsuid (CAP_FS_SET) */
+#define CAP_FS_SET	((kernel_cap_t){ { (1U << CAP_CHOWN) | (1U << CAP_MKNOD) | (1U << CAP_DAC_OVERRIDE) | \
+					   (1U << CAP_DAC_READ_SEARCH) | (1U << CAP_FOWNER) | \
+					   (1U << CAP_FSETID) | (1U << CAP_LINUX_IMMUTABLE), \
+					   1U << (CAP_MAC_OVERRIDE - 32) } })
+
+static inline bool cap_raised(kernel_cap_t c, int flag)
+{
+	return c.cap[flag >> 5] & (1U << (flag & 31));
+}
+
+static inline void cap_raise(kernel_cap_t *c, int flag)
+{
+	c->cap[flag >> 5] |= 1U << (flag & 31);
+}
+
+static inline void cap_lower(kernel_cap_t *c, int flag)
+{
+	c->cap[flag >> 5] &= ~(1U << (flag & 31));
+}
+
+static inline kernel_cap_t cap_combine(kernel_cap_t a, kernel_cap_t b)
+{
+	return (kernel_cap_t){ { a.cap[0] | b.cap[0], a.cap[1] | b.cap[1] } };
+}
+
+static inline kernel_cap_t cap_intersect(kernel_cap_t a, kernel_cap_t b)
+{
+	return (kernel_cap_t){ { a.cap[0] & b.cap[0], a.cap[1] & b.cap[1] } };
+}
+
+static inline kernel_cap_t cap_drop(kernel_cap_t a, kernel_cap_t drop)
+{
+	return (kernel_cap_t){ { a.cap[0] & ~drop.cap[0], a.cap[1] & ~drop.cap[1] } };
+}
+
+static inline bool cap_isclear(kernel_cap_t a)
+{
+	return !(a.cap[0] | a.cap[1]);
+}
+
+/* whether a has nothing b has not */
+static inline bool cap_issubset(kernel_cap_t a, kernel_cap_t b)
+{
+	return cap_isclear(cap_drop(a, b));
+}
+
+/* include/uapi/linux/securebits.h: the bits of cred->securebits, each with its lock above it */
+#define SECURE_NOROOT			0
+#define SECURE_NO_SETUID_FIXUP		2
+#define SECURE_KEEP_CAPS		4
+#define SECURE_NO_CAP_AMBIENT_RAISE	6
+#define issecure_mask(X)		(1 << (X))
+#define SECURE_KEEP_CAPS_LOCKED		(SECURE_KEEP_CAPS + 1)
+#define SECURE_ALL_BITS		(issecure_mask(SECURE_NOROOT) | issecure_mask(SECURE_NO_SETUID_FIXUP) | \
+				 issecure_mask(SECURE_KEEP_CAPS) | issecure_mask(SECURE_NO_CAP_AMBIENT_RAISE))
+#define SECURE_ALL_LOCKS	(SECURE_ALL_BITS << 1)
+#define issecure(X)		(issecure_mask(X) & current_cred()->securebits)
 /* security.h's options to security_capable() */
 #define CAP_OPT_NONE	0x0
 #define CAP_OPT_INSETID	0x4
@@ -57,7 +122,8 @@ typedef gid_t kgid_t;
  * `curtask->cred->uid`-style reads find them): shared by reference, never changed once
  * committed.  A change is prepare_creds() (a copy), its fields set, commit_creds() (the task's
  * two pointers swapped, the old copy freed after a grace period); a thread group shares one
- * until a thread changes its own.  No capability sets: root's are the ids' (cap_capable()).
+ * until a thread changes its own.  The capability sets follow the ids as 6.1's commoncap.c
+ * moves them (security/commoncap.c); there are no keyrings or LSM blobs between them and user_ns.
  */
 struct cred {
 	int usage;			/* atomic_t */
@@ -69,11 +135,18 @@ struct cred {
 	kgid_t egid;
 	kuid_t fsuid;			/* for file system access */
 	kgid_t fsgid;
+	unsigned securebits;		/* SUID-less security management */
+	kernel_cap_t cap_inheritable;	/* caps our children can inherit */
+	kernel_cap_t cap_permitted;	/* caps we're permitted */
+	kernel_cap_t cap_effective;	/* caps we can actually use */
+	kernel_cap_t cap_bset;		/* capability bounding set */
+	kernel_cap_t cap_ambient;	/* ambient capability set */
 	struct user_namespace *user_ns;
 	struct group_info *group_info;	/* its supplementary groups, shared by reference */
 	bool non_rcu;			/* freed at once, not after a grace period (access_override_creds) */
 	struct rcu_head rcu;
 };
+_Static_assert(__builtin_offsetof(struct cred, cap_ambient) == 72, "cred's capability sets as 6.1's");
 extern struct cred init_cred;
 
 /* kernel/groups.c: a task's supplementary groups, sorted (groups_search), never changed once a

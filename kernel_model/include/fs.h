@@ -237,6 +237,8 @@ struct file_operations {
 	long (*unlocked_ioctl)(struct file *, unsigned int, unsigned long);
 	int (*open)(struct inode *, struct file *);
 	int (*release)(struct inode *, struct file *);
+	/* each close of an fd of the file (filp_close), with the closing file table */
+	int (*flush)(struct file *, void *id);
 	int (*fsync)(struct file *, loff_t, loff_t, int datasync);
 	long (*fcntl)(struct file *, unsigned int, unsigned long);	/* pipe_fcntl's place */
 	/* O_ASYNC turned on or off (fcntl F_SETFL): the file's fasync list (fasync_helper) */
@@ -976,6 +978,10 @@ int generic_permission(void *idmap, struct inode *inode, int mask);
 struct dentry *kern_path_create(int dfd, const char *pathname, struct path *path, unsigned int lookup_flags);
 void done_path_create(struct path *path, struct dentry *dentry);
 int vfs_mkdir(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode);
+int vfs_unlink(void *idmap, struct inode *dir, struct dentry *dentry, struct inode **delegated);
+/* a regular file made by f(dentry, mode, arg): a file system's own objects (mqueue's queues) */
+int vfs_mkobj(struct dentry *dentry, umode_t mode, int (*f)(struct dentry *, umode_t, void *), void *arg);
+struct dentry *lookup_one_len(const char *name, struct dentry *base, int len);
 /* vfs_rename()'s arguments, as 6.1 passes them (the mount's user namespaces: the one there is) */
 struct user_namespace;
 struct renamedata {

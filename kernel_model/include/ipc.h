@@ -101,6 +101,14 @@ struct ipc_namespace_ipc {
 	size_t shm_ctlall;	/* the pages all segments may have */
 	unsigned long shm_tot;	/* the pages they have */
 	int shm_ctlmni;		/* at most that many segments */
+	/* POSIX message queues (ipc/mqueue.c): the namespace's mqueue mount, its queues, limits */
+	struct vfsmount *mq_mnt;
+	unsigned int mq_queues_count;
+	unsigned int mq_queues_max;	/* /proc/sys/fs/mqueue/queues_max */
+	unsigned int mq_msg_max;	/* msg_max, msgsize_max, msg_default, msgsize_default */
+	unsigned int mq_msgsize_max;
+	unsigned int mq_msg_default;
+	unsigned int mq_msgsize_default;
 };
 
 /* msgget/semget's arguments (ipc/util.h's ipc_params) */
@@ -121,6 +129,7 @@ struct ipc_ops {
 };
 
 #define current_ipc_ns()	(current->nsproxy->ipc_ns)
+void init_mqueue_fs(void);	/* ipc/mqueue.c: the mqueue file system, the initial namespace's mount */
 int ipcget(struct ipc_namespace *ns, struct ipc_ids *ids, const struct ipc_ops *ops, struct ipc_params *params);
 int ipc_addid(struct ipc_ids *ids, struct kern_ipc_perm *new, int limit);
 void ipc_rmid(struct ipc_ids *ids, struct kern_ipc_perm *ipcp);

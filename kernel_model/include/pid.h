@@ -79,4 +79,10 @@ static inline struct pid *task_pid(struct task_struct *task)
 {
 	return task->thread_pid;
 }
+
+/* its thread group's pid (6.1: signal->pids[PIDTYPE_TGID], the leader's) */
+static inline struct pid *task_tgid(struct task_struct *task)
+{
+	return task->group_leader->thread_pid;
+}
 #endif

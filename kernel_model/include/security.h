@@ -7,6 +7,7 @@
 #ifndef _SECURITY_H
 #define _SECURITY_H
 #include "fs.h"
+#include "cred.h"
 
 struct inode;
 struct dentry;
@@ -86,8 +87,19 @@ int security_task_getscheduler(struct task_struct *p);
 int security_task_setioprio(struct task_struct *p, int ioprio);
 int security_task_getioprio(struct task_struct *p);
 int cap_task_setioprio(struct task_struct *p, int ioprio);
-/* a capability set: two words (include/linux/capability.h) */
-typedef struct { u32 cap[2]; } kernel_cap_t;
+/* security_task_fix_setuid()'s flags: which id call changed the ids */
+#define LSM_SETID_ID	1	/* setuid */
+#define LSM_SETID_RE	2	/* setreuid */
+#define LSM_SETID_RES	4	/* setresuid */
+#define LSM_SETID_FS	8	/* setfsuid */
+int security_capset(struct cred *new, const struct cred *old, const kernel_cap_t *effective,
+		    const kernel_cap_t *inheritable, const kernel_cap_t *permitted);
+int cap_capset(struct cred *new, const struct cred *old, const kernel_cap_t *effective,
+	       const kernel_cap_t *inheritable, const kernel_cap_t *permitted);
+int security_task_fix_setuid(struct cred *new, const struct cred *old, int flags);
+int cap_task_fix_setuid(struct cred *new, const struct cred *old, int flags);
+int security_task_prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5);
+int cap_task_prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5);
 int security_capget(struct task_struct *target, kernel_cap_t *effective, kernel_cap_t *inheritable,
 		    kernel_cap_t *permitted);
 int cap_capget(struct task_struct *target, kernel_cap_t *effective, kernel_cap_t *inheritable,

@@ -68,6 +68,9 @@ static inline bool session_host_moved_on(struct task_struct *t)
 	return t->session && !list_empty(&t->session->queue);
 }
 
+/* wait4's: another thread's records from before the task's call are still to be done */
+bool session_older_records_of_mm(struct task_struct *t);
+
 void session_init(void);
 void session_ring_interrupt(void);
 /* A signal for the task's host process (kill for its group, tgkill for the thread), handed to

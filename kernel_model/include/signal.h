@@ -104,11 +104,20 @@ _Static_assert(sizeof(struct kernel_siginfo) == 128, "siginfo as Linux's");
 #define SI_TKILL	(-6)
 #define SI_QUEUE	(-1)	/* sigqueue(3), rt_sigqueueinfo */
 #define SI_TIMER	(-2)	/* a POSIX timer's expiry */
+#define SI_MESGQ	(-3)	/* a POSIX message queue's arrival (mq_notify) */
 /* how a POSIX timer notifies (uapi/asm-generic/siginfo.h) */
 #define SIGEV_SIGNAL	0
 #define SIGEV_NONE	1
 #define SIGEV_THREAD	2
 #define SIGEV_THREAD_ID	4
+/* the uapi sigevent: what timer_create and mq_notify are told to do */
+struct sigevent {
+	u64 sigev_value;
+	int sigev_signo;
+	int sigev_notify;
+	int sigev_notify_thread_id;	/* _sigev_un._tid */
+	int pad[11];
+};
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2
 #define BUS_ADRERR	2	/* SIGBUS: no page at the address (a file mapping past its end) */
@@ -186,9 +195,13 @@ void exit_itimers(struct task_struct *tsk);
 void flush_sigqueue(struct task_struct *t);
 void flush_itimer_signals(void);
 
-/* kernel/ucount.c: the signals queued per user, held to RLIMIT_SIGPENDING */
-enum ucount_type { UCOUNT_RLIMIT_SIGPENDING };
+/* kernel/ucount.c: the signals queued per user, held to RLIMIT_SIGPENDING, and the bytes of
+ * the POSIX message queues each made, held to RLIMIT_MSGQUEUE */
+enum ucount_type { UCOUNT_RLIMIT_SIGPENDING, UCOUNT_RLIMIT_MSGQUEUE, UCOUNT_RLIMIT_COUNTS };
 struct ucounts *get_ucounts_uid(uid_t uid);
+void put_ucounts(struct ucounts *u);
+long inc_rlimit_ucounts(struct ucounts *ucounts, enum ucount_type type, long v);
+bool dec_rlimit_ucounts(struct ucounts *ucounts, enum ucount_type type, long v);
 long inc_rlimit_get_ucounts(struct ucounts *ucounts, enum ucount_type type, bool override_rlimit);
 void dec_rlimit_put_ucounts(struct ucounts *ucounts, enum ucount_type type);
 long ucounts_sigpending(uid_t uid);

@@ -198,6 +198,7 @@ u64 hrtimer_forward(struct hrtimer *timer, ktime_t now, ktime_t interval);
 ktime_t __hrtimer_get_remaining(const struct hrtimer *timer, bool adjust);
 u64 hrtimer_next_event(int cpu);
 int schedule_hrtimeout_range(ktime_t *expires, u64 delta, enum hrtimer_mode mode);
+int schedule_hrtimeout_range_clock(ktime_t *expires, u64 delta, enum hrtimer_mode mode, clockid_t clock_id);
 long hrtimer_nanosleep(ktime_t rqtp, enum hrtimer_mode mode, clockid_t clockid);
 
 /* The hrtimers run on the monotonic clock here (one clock base): an absolute time of another

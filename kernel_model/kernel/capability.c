@@ -59,7 +59,8 @@ noinline bool inode_owner_or_capable(void *idmap, const struct inode *inode)
 	return capable_wrt_inode_uidgid(idmap, inode, CAP_FOWNER);
 }
 
-/* ---- capget(2): a task's capability sets, in the layout the header's version asks for ---- */
+/* ---- capget(2), capset(2): a task's capability sets, in the layout the header's version asks
+ * for ---- */
 #define _LINUX_CAPABILITY_VERSION_1	0x19980330
 #define _LINUX_CAPABILITY_U32S_1	1
 #define _LINUX_CAPABILITY_VERSION_2	0x20071026	/* deprecated - use v3 */
@@ -67,6 +68,8 @@ noinline bool inode_owner_or_capable(void *idmap, const struct inode *inode)
 #define _LINUX_CAPABILITY_U32S_3	2
 #define _KERNEL_CAPABILITY_VERSION	_LINUX_CAPABILITY_VERSION_3
 #define _KERNEL_CAPABILITY_U32S		_LINUX_CAPABILITY_U32S_3
+#define CAP_LAST_U32			(_KERNEL_CAPABILITY_U32S - 1)
+#define CAP_LAST_U32_VALID_MASK		((1U << (CAP_LAST_CAP - 31)) - 1)	/* CAP_TO_MASK(CAP_LAST_CAP + 1) - 1 */
 
 struct __user_cap_header_struct { u32 version; int pid; };
 struct __user_cap_data_struct { u32 effective, permitted, inheritable; };
@@ -139,4 +142,44 @@ SYSCALL_DEFINE2(capget, cap_user_header_t, header, cap_user_data_t, dataptr)
 			return -EFAULT;
 	}
 	return ret;
+}
+
+/* The caller's own sets (no other task's: EPERM) become the ones given, if cap_capset() allows
+ * them; the words a v1 header leaves out are empty, the bits past CAP_LAST_CAP dropped. */
+SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
+{
+	struct __user_cap_data_struct kdata[_KERNEL_CAPABILITY_U32S];
+	kernel_cap_t inheritable, permitted, effective;
+	unsigned int i, tocopy;
+	struct cred *new;
+	pid_t pid;
+	int ret;
+
+	ret = cap_validate_magic(header, &tocopy);
+	if (ret != 0)
+		return ret;
+	if (copy_from_user(&pid, &header->pid, sizeof(pid)))
+		return -EFAULT;
+	if (pid != 0 && pid != task_pid_vnr(current))
+		return -EPERM;
+	if (copy_from_user(&kdata, data, tocopy * sizeof(struct __user_cap_data_struct)))
+		return -EFAULT;
+	for (i = 0; i < _KERNEL_CAPABILITY_U32S; i++) {
+		effective.cap[i] = i < tocopy ? kdata[i].effective : 0;
+		permitted.cap[i] = i < tocopy ? kdata[i].permitted : 0;
+		inheritable.cap[i] = i < tocopy ? kdata[i].inheritable : 0;
+	}
+	effective.cap[CAP_LAST_U32] &= CAP_LAST_U32_VALID_MASK;
+	permitted.cap[CAP_LAST_U32] &= CAP_LAST_U32_VALID_MASK;
+	inheritable.cap[CAP_LAST_U32] &= CAP_LAST_U32_VALID_MASK;
+
+	new = prepare_creds();
+	if (!new)
+		return -ENOMEM;
+	ret = security_capset(new, current_cred(), &effective, &inheritable, &permitted);
+	if (ret < 0) {
+		abort_creds(new);
+		return ret;
+	}
+	return commit_creds(new);
 }

@@ -3,9 +3,8 @@
  * shared by reference and replaced whole, never changed in place once a task uses it.  A
  * change is made on a copy (prepare_creds()) and installed by commit_creds(); the old one goes
  * after a grace period (put_cred_rcu()), since readers look at another task's without a lock.
- * A user namespace maps every id to itself.  No capability sets are kept: root's (an
- * effective uid of 0; for the file checks a fsuid of 0) are all of them, what 6.1 gives a task
- * under the default securebits (cap_emulate_setxuid).  The supplementary groups (kernel/groups.c)
+ * A user namespace maps every id to itself.  The capability sets are copied with the ids
+ * (security/commoncap.c moves them).  The supplementary groups (kernel/groups.c)
  * are a sorted array shared by reference as the cred is.
  */
 #include "../include/syscalls.h"
@@ -16,11 +15,19 @@
 
 static struct kmem_cache *cred_jar;
 
-/* the idle tasks', and through them every task's first ids: root's, no supplementary groups */
+/* the idle tasks', and through them every task's first ids: root's, with every capability
+ * permitted, effective and in the bounding set, none inheritable or ambient; no supplementary
+ * groups */
 static struct group_info init_groups = { .usage = 2 };	/* (never freed) */
 
 struct cred init_cred = {
 	.usage = 4,	/* (never freed) */
+	.securebits = 0,	/* SECUREBITS_DEFAULT */
+	.cap_inheritable = CAP_EMPTY_SET,
+	.cap_permitted = CAP_FULL_SET,
+	.cap_effective = CAP_FULL_SET,
+	.cap_bset = CAP_FULL_SET,
+	.cap_ambient = CAP_EMPTY_SET,
 	.user_ns = &init_user_ns,
 	.group_info = &init_groups,
 };

@@ -480,6 +480,10 @@ static __always_inline long do_wait_loop(pid_t pid, struct pid *wo_pid, int *sta
 		*status = 0;
 		set_current_state(TASK_INTERRUPTIBLE);
 		ret = wait_consider_children(pid, wo_pid, status, uid, &any, options);
+		if (!ret && !any && current->session && session_older_records_of_mm(current)) {
+			schedule_timeout(1);	/* a thread's clone of the child may be among them */
+			continue;
+		}
 		if (!ret && any && fatal_signal_pending(current)) {
 			set_current_state(TASK_RUNNING);
 			return -EINTR;

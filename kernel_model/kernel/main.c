@@ -6,6 +6,7 @@
 #include "../include/session.h"
 #include "../include/perf_event.h"
 #include "../include/cred.h"
+#include "../include/ipc.h"
 
 struct boot_params boot_params __section(".data");
 struct host_requests host_requests __section(".data");
@@ -97,6 +98,7 @@ void __init start_kernel(void)
 	workqueue_init_early();
 	net_ns_init();
 	sock_init();
+	init_mqueue_fs();
 	task_iter_init();
 	rest_init();
 	host_doorbell(PORT_READY, 0);	/* secondary cpus may start */

@@ -92,10 +92,18 @@ noinline struct pid *find_vpid(int nr)
 	return find_pid_ns(nr, task_active_pid_ns(current));
 }
 
-/* the task using the pid as its id of that type (only PIDTYPE_PID's is kept), or NULL */
+/* the task using the pid as its id of that type (only PIDTYPE_PID's is kept; PIDTYPE_TGID's is
+ * the thread group's leader, whose pid its tgid is), or NULL */
 noinline struct task_struct *pid_task(struct pid *pid, enum pid_type type)
 {
-	return type == PIDTYPE_PID ? __pid_task(pid) : NULL;
+	struct task_struct *t;
+
+	if (type != PIDTYPE_PID && type != PIDTYPE_TGID)
+		return NULL;
+	t = __pid_task(pid);
+	if (type == PIDTYPE_TGID && t && t->group_leader != t)
+		return NULL;
+	return t;
 }
 
 noinline struct task_struct *find_task_by_pid_ns(pid_t nr, struct pid_namespace *ns)

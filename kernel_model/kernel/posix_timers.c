@@ -94,15 +94,6 @@ struct k_itimer {
 	struct rcu_head rcu;
 };
 
-/* the uapi sigevent: what timer_create is told to do at expiry */
-struct sigevent {
-	u64 sigev_value;
-	int sigev_signo;
-	int sigev_notify;
-	int sigev_notify_thread_id;	/* _sigev_un._tid */
-	int pad[11];
-};
-
 /* task_sched_runtime() (kernel/sched/core.c): what it has run, the slice it is in included */
 noinline u64 task_sched_runtime(struct task_struct *t)
 {

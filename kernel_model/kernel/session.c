@@ -213,6 +213,36 @@ static bool older_records_done(struct queued_record *q, struct mm_struct *mm)
 }
 
 /*
+ * A session task's wait that found no child to wait for: whether the other tasks of its
+ * address space (its threads) have records still to do that their processes wrote before the
+ * call (each task's records replay on their own: a thread's clone of the child whose end the
+ * host's wait took may come here after the wait).
+ */
+bool session_older_records_of_mm(struct task_struct *t)
+{
+	struct queued_record *r;
+	unsigned long flags;
+	bool pending = false;
+
+	spin_lock_irqsave(&session_lock, flags);
+	list_for_each_entry(r, &inflight, inflight) {
+		struct session_task *other;
+
+		if (r->seq >= t->session->call_seq)
+			break;
+		if (r->seq <= given_up_upto)
+			continue;
+		other = lookup(r->rec.tid);
+		if (other && other->task && other->task != t && other->task->mm == t->mm) {
+			pending = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&session_lock, flags);
+	return pending;
+}
+
+/*
  * A call this kernel serves (perf_event_open, the calls on its fds, bpf) acts on the kernel as
  * it is when the call is made here.  Other tasks' records may still wait on their queues (the
  * kernel runs behind the host): the call first waits until the records written before its own

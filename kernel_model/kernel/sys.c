@@ -7,6 +7,7 @@
 #include "../include/syscalls.h"
 #include "../include/cputime.h"
 #include "../include/cred.h"
+#include "../include/uapi/prctl.h"
 #include "../include/signal.h"
 #include "../include/mm.h"
 #include "../include/timer.h"
@@ -339,19 +340,21 @@ SYSCALL_DEFINE2(setrlimit, unsigned int, resource, struct rlimit *, rlim)
 	return do_prlimit(current, resource, &new_rlim, NULL);
 }
 
-#define PR_SET_NAME	15
-#define PR_GET_NAME	16
-
-/* prctl(2): the task's name (PR_SET_NAME: busybox names an applet it exec'd through
- * /proc/self/exe; task:task_rename).  The other options are not modelled: EINVAL, as 6.1
- * gives for an option it does not know. */
+/* prctl(2): the capability module's options first (security_task_prctl: the bounding and
+ * ambient sets, securebits, keepcaps), then the task's name (PR_SET_NAME: busybox names an
+ * applet it exec'd through /proc/self/exe; task:task_rename).  The other options are not
+ * modelled: EINVAL, as 6.1 gives for an option it does not know. */
 SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, unsigned long, arg4,
 		unsigned long, arg5)
 {
 	struct task_struct *me = current;
 	char comm[TASK_COMM_LEN];
 	unsigned long flags;
+	int error;
 
+	error = security_task_prctl(option, arg2, arg3, arg4, arg5);
+	if (error != -ENOSYS)
+		return error;
 	switch (option) {
 	case PR_SET_NAME:
 		comm[sizeof(comm) - 1] = 0;
@@ -371,7 +374,8 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 	}
 }
 
-/* ---- the ids (kernel/sys.c): 6.1's rules, CAP_SETUID/CAP_SETGID being root's (cred.h) ---- */
+/* ---- the ids (kernel/sys.c): 6.1's rules; a uid change moves the capability sets with it
+ * (security_task_fix_setuid) ---- */
 #define INVALID_ID	((uid_t)-1)
 
 SYSCALL_DEFINE0(geteuid)
@@ -485,6 +489,8 @@ noinline long __sys_setreuid(uid_t ruid, uid_t euid)
 	if (ruid != INVALID_ID || (euid != INVALID_ID && keuid != old->uid))
 		new->suid = new->euid;
 	new->fsuid = new->euid;
+	if (security_task_fix_setuid(new, old, LSM_SETID_RE) < 0)
+		goto error;
 	return commit_creds(new);
 error:
 	abort_creds(new);
@@ -501,6 +507,7 @@ noinline long __sys_setuid(uid_t uid)
 	kuid_t kuid = make_kuid(&init_user_ns, uid);
 	const struct cred *old;
 	struct cred *new;
+	int retval;
 
 	if (!uid_valid(kuid))
 		return -EINVAL;
@@ -515,6 +522,11 @@ noinline long __sys_setuid(uid_t uid)
 		return -EPERM;
 	}
 	new->fsuid = new->euid = kuid;
+	retval = security_task_fix_setuid(new, old, LSM_SETID_ID);
+	if (retval < 0) {
+		abort_creds(new);
+		return retval;
+	}
 	return commit_creds(new);
 }
 
@@ -535,6 +547,7 @@ noinline long __sys_setresuid(uid_t ruid, uid_t euid, uid_t suid)
 	       ksuid = make_kuid(&init_user_ns, suid);
 	const struct cred *old = current_cred();
 	struct cred *new;
+	int retval;
 
 	if ((ruid != INVALID_ID && !uid_valid(kruid)) || (euid != INVALID_ID && !uid_valid(keuid)) ||
 	    (suid != INVALID_ID && !uid_valid(ksuid)))
@@ -557,6 +570,11 @@ noinline long __sys_setresuid(uid_t ruid, uid_t euid, uid_t suid)
 	if (suid != INVALID_ID)
 		new->suid = ksuid;
 	new->fsuid = new->euid;
+	retval = security_task_fix_setuid(new, old, LSM_SETID_RES);
+	if (retval < 0) {
+		abort_creds(new);
+		return retval;
+	}
 	return commit_creds(new);
 }
 
@@ -643,8 +661,10 @@ noinline long __sys_setfsuid(uid_t uid)
 	if ((kuid == old->uid || kuid == old->euid || kuid == old->suid || kuid == old->fsuid ||
 	     ns_capable_setid(old->user_ns, CAP_SETUID)) && kuid != old->fsuid) {
 		new->fsuid = kuid;
-		commit_creds(new);
-		return old_fsuid;
+		if (security_task_fix_setuid(new, old, LSM_SETID_FS) == 0) {
+			commit_creds(new);
+			return old_fsuid;
+		}
 	}
 	abort_creds(new);
 	return old_fsuid;

@@ -14,12 +14,6 @@ SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned 
 	return sys_ni_syscall();
 }
 
-/* kernel/capability.c */
-SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/open.c */
 SYSCALL_DEFINE0(vhangup)
 {
@@ -142,42 +136,6 @@ SYSCALL_DEFINE2(clock_settime, const clockid_t, which_clock, const struct __kern
 
 /* mm/mempolicy.c */
 SYSCALL_DEFINE6(mbind, unsigned long, start, unsigned long, len, unsigned long, mode, const unsigned long *, nmask, unsigned long, maxnode, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE4(mq_open, const char *, u_name, int, oflag, umode_t, mode, struct mq_attr *, u_attr)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE1(mq_unlink, const char *, u_name)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE5(mq_timedsend, mqd_t, mqdes, const char *, u_msg_ptr, size_t, msg_len, unsigned int, msg_prio, const struct __kernel_timespec *, u_abs_timeout)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE5(mq_timedreceive, mqd_t, mqdes, char *, u_msg_ptr, size_t, msg_len, unsigned int *, u_msg_prio, const struct __kernel_timespec *, u_abs_timeout)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE2(mq_notify, mqd_t, mqdes, const struct sigevent *, u_notification)
-{
-	return sys_ni_syscall();
-}
-
-/* ipc/mqueue.c */
-SYSCALL_DEFINE3(mq_getsetattr, mqd_t, mqdes, const struct mq_attr *, u_mqstat, struct mq_attr *, u_omqstat)
 {
 	return sys_ni_syscall();
 }

@@ -439,13 +439,21 @@ noinline void hrtimer_sleeper_start_expires(struct hrtimer_sleeper *sl, enum hrt
 noinline int __sched schedule_hrtimeout_range_clock(ktime_t *expires, u64 delta, enum hrtimer_mode mode, clockid_t clock_id)
 {
 	struct hrtimer_sleeper t;
+	ktime_t when;
 
 	if (!expires) {
 		schedule();
 		return -EINTR;
 	}
 	hrtimer_init_sleeper(&t, clock_id, mode);
-	hrtimer_set_expires_range_ns(&t.timer, *expires, delta);
+	/* the one clock base is monotonic: another clock's absolute time moves onto it */
+	when = *expires;
+	if (!(mode & HRTIMER_MODE_REL)) {
+		when -= clock_to_monotonic_offset(clock_id);
+		if (when < 0)
+			when = 0;	/* already past: fires now */
+	}
+	hrtimer_set_expires_range_ns(&t.timer, when, delta);
 	hrtimer_sleeper_start_expires(&t, mode);
 	if (likely(t.task))
 		schedule();

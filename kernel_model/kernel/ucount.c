@@ -1,6 +1,7 @@
 /*
- * Per-user counts (kernel/ucount.c): here only the signals each user has queued, which
- * __sigqueue_alloc() holds to RLIMIT_SIGPENDING.  One user namespace, so a user's ucounts is
+ * Per-user counts (kernel/ucount.c): here the signals each user has queued, which
+ * __sigqueue_alloc() holds to RLIMIT_SIGPENDING, and the bytes of the POSIX message queues it
+ * made, which mqueue_get_inode() holds to RLIMIT_MSGQUEUE.  One user namespace, so a user's ucounts is
  * its uid's; the table is small (the machine has few users), an entry freed when its count
  * drops to zero.
  */
@@ -11,8 +12,8 @@
 
 struct ucounts {
 	uid_t uid;
-	long count;			/* get_ucounts() references: one per queued signal */
-	long rlimit[1];			/* per enum ucount_type */
+	long count;			/* get_ucounts() references: one per queued signal, per queue */
+	long rlimit[UCOUNT_RLIMIT_COUNTS];	/* per enum ucount_type */
 };
 
 static struct ucounts ucounts_table[UCOUNTS_MAX];
@@ -42,7 +43,7 @@ notrace struct ucounts *get_ucounts_uid(uid_t uid)
 	return u;
 }
 
-static noinline void put_ucounts(struct ucounts *u)
+noinline void put_ucounts(struct ucounts *u)
 {
 	unsigned long flags;
 
@@ -62,6 +63,18 @@ noinline void dec_rlimit_put_ucounts(struct ucounts *ucounts, enum ucount_type t
 {
 	__atomic_sub_fetch(&ucounts->rlimit[type], 1, __ATOMIC_RELAXED);
 	put_ucounts(ucounts);
+}
+
+/* the count after adding v, which the caller holds to its rlimit (the reference is its own) */
+noinline long inc_rlimit_ucounts(struct ucounts *ucounts, enum ucount_type type, long v)
+{
+	return __atomic_add_fetch(&ucounts->rlimit[type], v, __ATOMIC_RELAXED);
+}
+
+/* whether the count is still positive after taking v off */
+noinline bool dec_rlimit_ucounts(struct ucounts *ucounts, enum ucount_type type, long v)
+{
+	return __atomic_sub_fetch(&ucounts->rlimit[type], v, __ATOMIC_RELAXED) > 0;
 }
 
 /* /proc/PID/status's SigQ: the signals the task's user has queued */

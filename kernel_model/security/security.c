@@ -50,6 +50,25 @@ noinline int security_capget(struct task_struct *target, kernel_cap_t *effective
 	return cap_capget(target, effective, inheritable, permitted);	/* call_int_hook(capget, 0, ...) */
 }
 
+noinline int security_capset(struct cred *new, const struct cred *old, const kernel_cap_t *effective,
+			     const kernel_cap_t *inheritable, const kernel_cap_t *permitted)
+{
+	return cap_capset(new, old, effective, inheritable, permitted);	/* call_int_hook(capset, 0, ...) */
+}
+
+noinline int security_task_fix_setuid(struct cred *new, const struct cred *old, int flags)
+{
+	return cap_task_fix_setuid(new, old, flags);	/* call_int_hook(task_fix_setuid, 0, ...) */
+}
+
+/* the capability module's options, or -ENOSYS: prctl's own (6.1's call_int_hook with -ENOSYS
+ * as the "not mine" answer) */
+noinline int security_task_prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4,
+				 unsigned long arg5)
+{
+	return cap_task_prctl(option, arg2, arg3, arg4, arg5);
+}
+
 noinline int security_task_setscheduler(struct task_struct *p)
 {
 	return cap_task_setscheduler(p);	/* call_int_hook(task_setscheduler, 0, p) */

@@ -465,7 +465,8 @@ STATUS_KEYS = ["Name", "Umask", "State", "Tgid", "Ngid", "Pid", "PPid", "TracerP
                "FDSize", "Groups", "NStgid", "NSpid", "NSpgid", "NSsid", "VmPeak", "VmSize", "VmLck",
                "VmPin", "VmHWM", "VmRSS", "RssAnon", "RssFile", "RssShmem", "VmData", "VmStk", "VmExe",
                "VmLib", "VmPTE", "VmSwap", "CoreDumping", "Threads", "SigQ", "SigPnd", "ShdPnd",
-               "SigBlk", "SigIgn", "SigCgt", "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"]
+               "SigBlk", "SigIgn", "SigCgt", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb",
+               "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"]
 
 
 def test_proc_status_as_6_1_writes_it(machine):

@@ -217,6 +217,12 @@ noinline void render_sigset_t(struct seq_file *m, const char *header, u64 *set)
 	seq_putc(m, '\n');
 }
 
+/* A capability set as 16 hex digits, the high word first */
+static inline void render_cap_t(struct seq_file *m, const char *header, const kernel_cap_t *a)
+{
+	seq_printf(m, "%s%08x%08x\n", header, a->cap[1], a->cap[0]);
+}
+
 #define SEQ_PUT_DEC(str, val) seq_put_decimal_ull_width(m, str, (val) << (PAGE_SHIFT - 10), 8)
 /* The address space's sizes in kB: its mappings (peak, total, locked, pinned, data, stack, text
  * and libraries), its resident pages and page tables */
@@ -346,8 +352,8 @@ static noinline int proc_pid_limits(struct seq_file *m, void *pid)
 	return 0;
 }
 
-/* /proc/PID/status as 6.1's fs/proc/array.c: task_state, task_mem, task_sig,
- * task_context_switch_counts (no capability, seccomp or cpu list lines yet) */
+/* /proc/PID/status as 6.1's fs/proc/array.c: task_state, task_mem, task_sig, task_cap,
+ * task_context_switch_counts (no seccomp or cpu list lines yet) */
 noinline int proc_pid_status(struct seq_file *m, void *pid)
 {
 	struct mm_struct *mm;
@@ -381,7 +387,6 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 	seq_puts(m, "\nGroups:\t");
 	for (g = 0; g < s.cred->group_info->ngroups; g++)
 		seq_put_decimal_ull(m, g ? " " : "", from_kgid_munged(&init_user_ns, s.cred->group_info->gid[g]));
-	put_cred(s.cred);
 	seq_putc(m, ' ');		/* (6.1's trailing space) */
 	seq_put_decimal_ull(m, "\nNStgid:\t", s.tgid);
 	seq_put_decimal_ull(m, "\nNSpid:\t", s.pid);
@@ -404,6 +409,13 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 	render_sigset_t(m, "SigBlk:\t", &s.blocked);
 	render_sigset_t(m, "SigIgn:\t", &s.ignored);
 	render_sigset_t(m, "SigCgt:\t", &s.caught);
+	/* task_cap() */
+	render_cap_t(m, "CapInh:\t", &s.cred->cap_inheritable);
+	render_cap_t(m, "CapPrm:\t", &s.cred->cap_permitted);
+	render_cap_t(m, "CapEff:\t", &s.cred->cap_effective);
+	render_cap_t(m, "CapBnd:\t", &s.cred->cap_bset);
+	render_cap_t(m, "CapAmb:\t", &s.cred->cap_ambient);
+	put_cred(s.cred);
 	/* task_context_switch_counts() */
 	seq_put_decimal_ull(m, "voluntary_ctxt_switches:\t", s.nvcsw);
 	seq_put_decimal_ull(m, "\nnonvoluntary_ctxt_switches:\t", s.nivcsw);

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "children.h"
+
 #ifndef MSG_COPY
 #define MSG_COPY 040000
 #endif
@@ -89,35 +91,6 @@ static void recv(const char *what, int id, size_t size, long type, int flg)
 		printf("%s: %s\n", what, errname(errno));
 	else
 		printf("%s: type=%ld text=%.*s\n", what, m.mtype, (int)n, m.mtext);
-}
-
-/* waits until the child sleeps (in the call it was to make): true, or false after 20 s */
-static int wait_asleep(pid_t pid)
-{
-	char path[64], buf[256];
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	for (int i = 0; i < 20000; i++) {
-		FILE *f = fopen(path, "r");
-		char *p = NULL;
-
-		if (f) {
-			p = fgets(buf, sizeof(buf), f);
-			fclose(f);
-		}
-		if (p && (p = strrchr(buf, ')')) && p[2] == 'S')
-			return 1;
-		usleep(1000);
-	}
-	return 0;
-}
-
-static int child_status(pid_t pid)
-{
-	int status;
-
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* as another user: a child with uid and gid 1000 */

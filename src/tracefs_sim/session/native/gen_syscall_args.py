@@ -101,6 +101,11 @@ OVERRIDES: dict[str, dict[str, tuple[str | None, str | None, int]]] = {
     # kernel/groups.c: gidsetsize gid_t written (getgroups) or read (setgroups)
     "getgroups": {"grouplist": ("ARRAY_OUT", "gidsetsize", 4)},
     "setgroups": {"grouplist": ("ARRAY_IN", "gidsetsize", 4)},
+    # kernel/capability.c: the header (version, pid) read, its version written back; capget
+    # writes and capset reads the data, up to _KERNEL_CAPABILITY_U32S (2) struct
+    # __user_cap_data_struct (12 bytes each)
+    "capget": {"header": ("STRUCT_IN", None, 8), "dataptr": ("OUT", None, 24)},
+    "capset": {"header": ("STRUCT_IN", None, 8), "data": ("STRUCT_IN", None, 24)},
     # kernel/sys.c: len bytes of the new name in
     "sethostname": {"name": ("BUF_IN", "len", 0)},
     "setdomainname": {"name": ("BUF_IN", "len", 0)},
