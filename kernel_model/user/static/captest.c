@@ -16,31 +16,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report.h"
+
 #define V1 0x19980330
 #define V3 0x20080522
 
 struct hdr { unsigned int version; int pid; };
 struct data { unsigned int effective, permitted, inheritable; };
-
-static const char *errname(int e)
-{
-	switch (e) {
-	case EINVAL: return "EINVAL";
-	case EPERM: return "EPERM";
-	case EFAULT: return "EFAULT";
-	case ESRCH: return "ESRCH";
-	case ENOSYS: return "ENOSYS";
-	}
-	return "other";
-}
-
-static void show(const char *what, long ret)
-{
-	if (ret < 0)
-		printf("%s: %s\n", what, errname(errno));
-	else
-		printf("%s: %ld\n", what, ret);
-}
 
 static long capget(struct hdr *h, struct data *d) { return syscall(SYS_capget, h, d); }
 static long capset(struct hdr *h, struct data *d) { return syscall(SYS_capset, h, d); }

@@ -20,48 +20,11 @@
 #include <unistd.h>
 
 #include "children.h"
+#include "report.h"
 
 #ifndef MSG_COPY
 #define MSG_COPY 040000
 #endif
-
-static const char *errname(int e)
-{
-	switch (e) {
-	case EINVAL: return "EINVAL";
-	case ENOENT: return "ENOENT";
-	case EEXIST: return "EEXIST";
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case EIDRM: return "EIDRM";
-	case ENOMSG: return "ENOMSG";
-	case E2BIG: return "E2BIG";
-	case EAGAIN: return "EAGAIN";
-	case EINTR: return "EINTR";
-	case EFAULT: return "EFAULT";
-	case ERANGE: return "ERANGE";
-	case EFBIG: return "EFBIG";
-	case ENOSYS: return "ENOSYS";
-	}
-	return "other";
-}
-
-/* a call's result as a line: its value, or its errno by name */
-static void show(const char *what, long ret)
-{
-	if (ret < 0)
-		printf("%s: %s\n", what, errname(errno));
-	else
-		printf("%s: %ld\n", what, ret);
-}
-
-static void ok(const char *what, long ret)
-{
-	if (ret < 0)
-		printf("%s: %s\n", what, errname(errno));
-	else
-		printf("%s: ok\n", what);
-}
 
 static long msgget_(key_t key, int flg) { return syscall(SYS_msgget, key, flg); }
 static long msgsnd_(int id, const void *p, size_t n, int flg) { return syscall(SYS_msgsnd, id, p, n, flg); }

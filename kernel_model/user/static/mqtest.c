@@ -24,38 +24,7 @@
 #include <unistd.h>
 
 #include "children.h"
-
-static const char *errname(int e)
-{
-	switch (e) {
-	case EINVAL: return "EINVAL";
-	case ENOENT: return "ENOENT";
-	case EEXIST: return "EEXIST";
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case EAGAIN: return "EAGAIN";
-	case EINTR: return "EINTR";
-	case EFAULT: return "EFAULT";
-	case EBADF: return "EBADF";
-	case EBUSY: return "EBUSY";
-	case EMSGSIZE: return "EMSGSIZE";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EMFILE: return "EMFILE";
-	case ENOSPC: return "ENOSPC";
-	case ENOTSOCK: return "ENOTSOCK";
-	case ENOSYS: return "ENOSYS";
-	}
-	return "other";
-}
-
-/* a call's result as a line: ok, or its errno by name */
-static void ok(const char *what, long ret)
-{
-	if (ret < 0)
-		printf("%s: %s\n", what, errname(errno));
-	else
-		printf("%s: ok\n", what);
-}
+#include "report.h"
 
 static long open_(const char *name, int oflag, int mode, struct mq_attr *attr)
 {

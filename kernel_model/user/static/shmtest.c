@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report.h"
+
 #ifndef F_ADD_SEALS
 #define F_ADD_SEALS 1033
 #define F_SEAL_WRITE 0x0008
@@ -31,31 +33,6 @@
 #ifndef MFD_ALLOW_SEALING
 #define MFD_ALLOW_SEALING 2
 #endif
-
-static const char *errname(int e)
-{
-	switch (e) {
-	case EINVAL: return "EINVAL";
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case EBUSY: return "EBUSY";
-	case ENODEV: return "ENODEV";
-	case ENOMEM: return "ENOMEM";
-	case ENOENT: return "ENOENT";
-	case EEXIST: return "EEXIST";
-	case EFAULT: return "EFAULT";
-	case EIDRM: return "EIDRM";
-	}
-	return "other";
-}
-
-static void ok(const char *what, long ret)
-{
-	if (ret < 0)
-		printf("%s: %s\n", what, errname(errno));
-	else
-		printf("%s: ok\n", what);
-}
 
 static void *map(const char *what, size_t len, int prot, int fd)
 {
@@ -217,14 +194,6 @@ static long shmget_(key_t key, size_t size, int flg) { return syscall(SYS_shmget
 static long shmat_(int id, const void *addr, int flg) { return syscall(SYS_shmat, id, addr, flg); }
 static long shmdt_(const void *addr) { return syscall(SYS_shmdt, addr); }
 static long shmctl_(int id, int cmd, void *buf) { return syscall(SYS_shmctl, id, cmd, buf); }
-
-static void show(const char *what, long ret)
-{
-	if (ret < 0)
-		printf("%s: %s\n", what, errname(errno));
-	else
-		printf("%s: %ld\n", what, ret);
-}
 
 static int seg;
 
