@@ -215,6 +215,17 @@ FUNCTION_PROFILER_MODES = {"function_profile_enabled": ("-rw-r-----", "root", "r
 # looks at the note again (on Linux too), and it runs on.
 NOTIFY_ATTACHED = "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
 
+# The head of a python3 script that makes raw system calls in a session: sc(nr, args...) is
+# the call's result, or -errno as the kernel returned it.
+PY_SYSCALL = """\
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def sc(*a):
+    r = libc.syscall(*[ctypes.c_long(x) for x in a])
+    return r if r != -1 else -ctypes.get_errno()
+"""
+
 
 def until_attached(log: Path | str) -> str:
     """Shell: wait, at most 3 minutes, for bpftrace (run with NOTIFY_ATTACHED=1) to write its

@@ -6,7 +6,7 @@ import os
 import re
 
 import pytest
-from simtest import tracefs_sim
+from simtest import PY_SYSCALL, tracefs_sim
 
 pytestmark = [pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                  reason="needs /dev/fuse, root and namespaces"),
@@ -17,13 +17,8 @@ T = "/sys/kernel/tracing"
 # (EPERM: no longer permitted); a bad version; the bounding set's CAP_CHOWN, the ambient set,
 # keepcaps, an ambient raise without the inheritable bit (EPERM); each result printed as the
 # host's kernel gave it.
-SCRIPT = r'''
+SCRIPT = PY_SYSCALL + r'''
 import ctypes, struct
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-def sc(*a):
-    r = libc.syscall(*[ctypes.c_long(x) for x in a])
-    return r if r != -1 else -ctypes.get_errno()
 hdr = ctypes.create_string_buffer(struct.pack("Ii", 0x20080522, 0))
 data = ctypes.create_string_buffer(24)
 res = [sc(125, ctypes.addressof(hdr), ctypes.addressof(data))]

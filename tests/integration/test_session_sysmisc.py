@@ -9,7 +9,7 @@ import shlex
 import subprocess
 
 import pytest
-from simtest import TRACEFS_SIM, tracefs_sim
+from simtest import PY_SYSCALL, TRACEFS_SIM, tracefs_sim
 
 pytestmark = [pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                  reason="needs /dev/fuse, root and namespaces"),
@@ -23,13 +23,8 @@ T = "/sys/kernel/tracing"
 # (The waker does not sleep between its wakes: a session thread's exit while another sleeps in
 # clock_nanosleep sometimes leaves the sleeper's replay waiting for ever, as on main: a
 # session.c matter, not these calls'.)
-SCRIPT = r'''
+SCRIPT = PY_SYSCALL + r'''
 import ctypes, os, struct, threading
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-def sc(*a):
-    r = libc.syscall(*[ctypes.c_long(x) for x in a])
-    return r if r != -1 else -ctypes.get_errno()
 word = (ctypes.c_uint32 * 2)(0, 5)
 def waitv(vals, ts=None, flags=0):
     arr = b"".join(struct.pack("QQII", v, ctypes.addressof(word) + 4 * i, 2 | 128, 0) for i, v in enumerate(vals))

@@ -5,7 +5,7 @@ import os
 import re
 
 import pytest
-from simtest import tracefs_sim
+from simtest import PY_SYSCALL, tracefs_sim
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                 reason="needs /dev/fuse, root and namespaces")
@@ -32,13 +32,8 @@ def test_kprobes_on_shmem_fault_and_do_shmat_show_a_guests_calls():
 # A session's process: its SysV segment is the host's (the kernel makes none for it), its
 # shared mappings of anonymous memory and of a memfd are the host's pages; each works as on
 # the host, and the calls show in the trace.
-SESSION_SCRIPT = r'''
+SESSION_SCRIPT = PY_SYSCALL + r'''
 import ctypes, mmap, os
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-def sc(*a):
-    r = libc.syscall(*[ctypes.c_long(x) for x in a])
-    return r if r != -1 else -ctypes.get_errno()
 seg = sc(29, 0, 4096, 0o1600)
 addr = sc(30, seg, 0, 0)
 ctypes.memmove(addr, b"host segment", 12)
