@@ -537,37 +537,60 @@ SYSCALL_DEFINE4(pwrite64, unsigned int, fd, const char *, buf, size_t, count, lo
 }
 
 /* ---- readv / writev (import_iovec: lib/iov_iter.c, not traced) ---- */
+/* The nr_segs iovecs at uvec, in fast_iov when they fit, else in memory the caller frees; a
+ * negative length is EINVAL (their addresses are the caller's to check: process_vm_readv's
+ * remote ones are another process's) */
+noinline notrace struct iovec *iovec_from_user(const struct iovec *uvec, unsigned long nr_segs,
+					       unsigned long fast_segs, struct iovec *fast_iov)
+{
+	struct iovec *iov = fast_iov;
+	unsigned long seg;
+	int ret = -EFAULT;
+
+	if (nr_segs == 0)
+		return iov;
+	if (nr_segs > UIO_MAXIOV)
+		return ERR_PTR(-EINVAL);
+	if (nr_segs > fast_segs) {
+		iov = kmalloc(nr_segs * sizeof(struct iovec), GFP_KERNEL);
+		if (!iov)
+			return ERR_PTR(-ENOMEM);
+	}
+	if (copy_from_user(iov, uvec, nr_segs * sizeof(struct iovec)))	/* copy_iovec_from_user() */
+		goto fail;
+	ret = -EINVAL;
+	for (seg = 0; seg < nr_segs; seg++)
+		if ((ssize_t)iov[seg].iov_len < 0)
+			goto fail;
+	return iov;
+fail:
+	if (iov != fast_iov)
+		kfree(iov);
+	return ERR_PTR(ret);
+}
+
 noinline notrace ssize_t __import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
 				struct iovec **iovp, struct iov_iter *i)
 {
-	struct iovec *iov = *iovp;
+	struct iovec *iov;
 	size_t total = 0;
 	unsigned int seg;
 
 	if (nr_segs == 0) {
-		iov_iter_init(i, type, iov, 0, 0);
+		iov_iter_init(i, type, *iovp, 0, 0);
 		*iovp = NULL;
 		return 0;
 	}
-	if (nr_segs > UIO_MAXIOV)
-		return -EINVAL;
-	if (nr_segs > fast_segs) {
-		iov = kmalloc(nr_segs * sizeof(struct iovec), GFP_KERNEL);
-		if (!iov)
-			return -ENOMEM;
-	}
-	if (copy_from_user(iov, uvec, nr_segs * sizeof(struct iovec))) {
-		if (iov != *iovp)
-			kfree(iov);
-		return -EFAULT;
-	}
+	iov = iovec_from_user(uvec, nr_segs, fast_segs, *iovp);
+	if (IS_ERR(iov))
+		return PTR_ERR(iov);
 	for (seg = 0; seg < nr_segs; seg++) {
 		ssize_t len = (ssize_t)iov[seg].iov_len;
 
-		if (len < 0 || !access_ok(iov[seg].iov_base, len)) {
+		if (!access_ok(iov[seg].iov_base, len)) {
 			if (iov != *iovp)
 				kfree(iov);
-			return len < 0 ? -EINVAL : -EFAULT;
+			return -EFAULT;
 		}
 		if (len > MAX_RW_COUNT - (ssize_t)total) {
 			len = MAX_RW_COUNT - total;

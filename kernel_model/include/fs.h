@@ -1118,6 +1118,8 @@ static inline size_t iov_iter_count(const struct iov_iter *i) { return i->count;
 #define UIO_MAXIOV 1024
 #define UIO_FASTIOV 8
 /* lib/iov_iter.c: a user iovec array as an iterator; *iovp is set to what to kfree (or NULL) */
+struct iovec *iovec_from_user(const struct iovec *uvec, unsigned long nr_segs, unsigned long fast_segs,
+			      struct iovec *fast_iov);
 ssize_t __import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
 		       struct iovec **iovp, struct iov_iter *i);
 /* an iterator over one user buffer (include/linux/uio.h) */

@@ -206,18 +206,6 @@ SYSCALL_DEFINE2(setns, int, fd, int, flags)
 	return sys_ni_syscall();
 }
 
-/* mm/process_vm_access.c */
-SYSCALL_DEFINE6(process_vm_readv, pid_t, pid, const struct iovec *, lvec, unsigned long, liovcnt, const struct iovec *, rvec, unsigned long, riovcnt, unsigned long, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/process_vm_access.c */
-SYSCALL_DEFINE6(process_vm_writev, pid_t, pid, const struct iovec *, lvec, unsigned long, liovcnt, const struct iovec *, rvec, unsigned long, riovcnt, unsigned long, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/module/main.c */
 SYSCALL_DEFINE3(finit_module, int, fd, const char *, uargs, int, flags)
 {
