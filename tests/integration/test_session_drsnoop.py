@@ -1,7 +1,7 @@
 """Direct reclaim seen by BCC's drsnoop (bpfcc-tools 0.26), unmodified, in a session: it attaches
 to vmscan:mm_vmscan_direct_reclaim_begin/end and reads vm_zone_stat by its kallsyms address.  On
 one cpu and 96 MiB of RAM, a file cached by the page cache (`pagecache write`) and then a
-program touching 36 MiB of anonymous memory (memhog): its faults find the zone below the min
+program touching 32 MiB of anonymous memory (memhog): its faults find the zone below the min
 watermark before kswapd runs, and reclaim the file's clean pages themselves (mm/vmscan.c's
 try_to_free_pages).  drsnoop prints each: the program, its pid, the latency, the pages freed."""
 
@@ -29,14 +29,14 @@ def test_drsnoop_prints_the_reclaiming_task(tmp_path: Path):
               f"timeout --foreground -s INT 200 drsnoop-bpfcc >{out} 2>&1 & t=$!; "
               f"for i in $(seq 900); do grep -q COMM {out} && break; sleep 0.1; done; "
               + TOOL_IN_POLL +
-              "tracefs-sim exec memhog 36; echo memhog $?; "
+              "tracefs-sim exec memhog 32; echo memhog $?; "
               "tracefs-sim exec pagecache read /mnt/a; "
               "sleep 1; kill -INT $t; wait $t; echo tool exited $?")
     result = tracefs_sim("run", "--cpus", "1", "--mem", "96", "--workload", "none", "-c", script,
                          timeout=280, cwd=tmp_path)
     text = out.read_text()
     assert result.returncode == 0, result.stdout + result.stderr + text
-    assert result.stdout == ("pagecache: 24 MiB written\nmemhog: 36 MiB touched\nmemhog 0\n"
+    assert result.stdout == ("pagecache: 24 MiB written\nmemhog: 32 MiB touched\nmemhog 0\n"
                              "pagecache: 24 MiB read, data correct\ntool exited 0\n"), result.stdout + text
     lines = text.splitlines()
     assert lines[0] == "COMM           PID     LAT(ms) PAGES", text
